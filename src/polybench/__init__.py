@@ -1,0 +1,3 @@
+"""polybench: evaluate coding agents on SWE-PolyBench."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+from polybench.cli.main import app
+
+app()

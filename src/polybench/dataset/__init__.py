@@ -1,0 +1,1 @@
+"""Instances, predictions, loaders and the built-in datasets."""
