@@ -62,9 +62,7 @@ def materialise_tree(source: Path, destination: Path) -> str:
     staging = destination.with_name(destination.name + ".staging")
     if staging.exists():
         shutil.rmtree(staging)
-    shutil.copytree(
-        source, staging, symlinks=True, ignore=shutil.ignore_patterns(*IGNORED_NAMES)
-    )
+    shutil.copytree(source, staging, symlinks=True, ignore=shutil.ignore_patterns(*IGNORED_NAMES))
     _git(staging, "init", "-q")
     _git(staging, "config", "core.fileMode", "false")
     _git(staging, "config", "core.autocrlf", "false")

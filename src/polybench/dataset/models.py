@@ -123,7 +123,12 @@ class Instance(BaseModel):
         return parse_list_column(value)
 
     @field_validator(
-        "patch", "test_patch", "problem_statement", "hints_text", "Dockerfile", "test_command",
+        "patch",
+        "test_patch",
+        "problem_statement",
+        "hints_text",
+        "Dockerfile",
+        "test_command",
         mode="before",
     )
     @classmethod
@@ -132,9 +137,19 @@ class Instance(BaseModel):
         return "" if value is None else value
 
     @field_validator(
-        "task_category", "created_at", "log_parser", "pull_number", "num_nodes",
-        "num_func_changes", "num_class_changes", "is_func_only", "is_class_only", "is_mixed",
-        "is_no_nodes", "is_single_func", "is_single_class",
+        "task_category",
+        "created_at",
+        "log_parser",
+        "pull_number",
+        "num_nodes",
+        "num_func_changes",
+        "num_class_changes",
+        "is_func_only",
+        "is_class_only",
+        "is_mixed",
+        "is_no_nodes",
+        "is_single_func",
+        "is_single_class",
         mode="before",
     )
     @classmethod

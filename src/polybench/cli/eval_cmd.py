@@ -1,0 +1,245 @@
+"""``polybench eval``: run predictions against a dataset and grade them."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from polybench.dataset.builtin import BUILTIN_DATASETS, materialise_builtin_repos
+from polybench.dataset.loaders import DatasetError, load_dataset
+from polybench.dataset.predictions import (
+    DEFAULT_MAX_PATCH_BYTES,
+    PredictionsFileError,
+    load_predictions,
+)
+from polybench.environments.manager import EnvironmentManager
+from polybench.environments.provider import LocalProvider
+from polybench.environments.repos import RepoStore
+from polybench.grading.result import InstanceResult, Status
+from polybench.paths import cache_root
+from polybench.report.run_report import build_summary, write_official, write_summary
+from polybench.runner.instance import DEFAULT_TIMEOUT_SECONDS, InstanceRunner, RunSettings
+from polybench.runner.run import Runner, RunOutcome, RunPlan, write_run_metadata
+from polybench.sandbox.local import ISOLATION_MODES
+
+console = Console(stderr=False)
+err_console = Console(stderr=True)
+
+_STATUS_STYLE = {
+    Status.RESOLVED: "green",
+    Status.UNRESOLVED: "yellow",
+    Status.EMPTY_PATCH: "dim",
+    Status.ERROR: "red",
+}
+
+
+def _split_ids(values: list[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    ids = [part.strip() for value in values for part in value.split(",")]
+    return [i for i in ids if i]
+
+
+def _repo_dir_for(dataset: str, repo_dir: Path | None) -> Path | None:
+    if dataset in BUILTIN_DATASETS:
+        target = cache_root() / "builtin" / dataset / "repos"
+        materialise_builtin_repos(dataset, target)
+        return target
+    if repo_dir is None and os.environ.get("POLYBENCH_REPO_DIR"):
+        return Path(os.environ["POLYBENCH_REPO_DIR"])
+    return repo_dir
+
+
+def _results_table(summary: dict[str, object]) -> Table:
+    table = Table(title=f"run {summary['run_id']}")
+    for column in ("language", "resolved", "total", "pass rate", "unresolved", "error", "empty"):
+        table.add_column(column, justify="left" if column == "language" else "right")
+    per_language = summary["per_language"]
+    assert isinstance(per_language, dict)
+    for language, counts in per_language.items():
+        table.add_row(
+            language,
+            str(counts["resolved"]),
+            str(counts["total"]),
+            f"{100 * counts['pass_rate']:.1f}%",
+            str(counts["unresolved"]),
+            str(counts["error"]),
+            str(counts["empty_patch"]),
+        )
+    total = summary["total_instances"]
+    resolved = summary["resolved_instances"]
+    assert isinstance(total, int) and isinstance(resolved, int)
+    table.add_row(
+        "[bold]all[/bold]",
+        f"[bold]{resolved}[/bold]",
+        f"[bold]{total}[/bold]",
+        f"[bold]{100 * resolved / total if total else 0:.1f}%[/bold]",
+        str(summary["unresolved_instances"]),
+        str(summary["error_instances"]),
+        str(summary["empty_patch_instances"]),
+    )
+    return table
+
+
+def _describe(result: InstanceResult) -> str:
+    style = _STATUS_STYLE[result.status]
+    reason = f" - {result.reason}" if result.reason and result.status is not Status.RESOLVED else ""
+    return f"[{style}]{result.status.value:<11}[/{style}] {result.instance_id}{reason}"
+
+
+def eval_command(
+    dataset: Annotated[
+        str,
+        typer.Option(help="Built-in name (mini), a CSV/JSONL/JSON/parquet file, or a hub name."),
+    ] = "mini",
+    predictions: Annotated[
+        str, typer.Option(help="'gold', 'empty', or a predictions file (JSONL or JSON).")
+    ] = "gold",
+    run_id: Annotated[
+        str | None, typer.Option(help="Name of the run (default: a timestamp).")
+    ] = None,
+    output_dir: Annotated[Path, typer.Option(help="Where runs are written.")] = Path(
+        "polybench_runs"
+    ),
+    workers: Annotated[int, typer.Option(min=1, help="Instances evaluated in parallel.")] = 2,
+    instance_ids: Annotated[
+        list[str] | None,
+        typer.Option("--instance-ids", help="Only these instances (repeat or comma-separate)."),
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option(help="Wall-clock seconds for one instance's test command.")
+    ] = DEFAULT_TIMEOUT_SECONDS,
+    backend: Annotated[str, typer.Option(help="Sandbox backend.")] = "local",
+    isolation: Annotated[
+        str, typer.Option(help=f"Local backend isolation: {', '.join(ISOLATION_MODES)}.")
+    ] = "auto",
+    repo_dir: Annotated[
+        Path | None,
+        typer.Option(help="Folder of local clones named <owner>__<name> (env POLYBENCH_REPO_DIR)."),
+    ] = None,
+    force: Annotated[bool, typer.Option(help="Redo instances that already have results.")] = False,
+    output_format: Annotated[
+        str, typer.Option("--format", help="'native', or 'official' to also write official files.")
+    ] = "native",
+    max_patch_bytes: Annotated[
+        int, typer.Option(help="Predictions with a larger patch are rejected.")
+    ] = DEFAULT_MAX_PATCH_BYTES,
+    allow_network: Annotated[
+        bool, typer.Option(help="Let test commands reach the network.")
+    ] = False,
+    split: Annotated[str, typer.Option(help="Dataset split when loading from the hub.")] = "test",
+) -> None:
+    """Evaluate predictions on a dataset and write a report."""
+    if backend != "local":
+        err_console.print(f"[red]error:[/red] unknown backend {backend!r} (available: local)")
+        raise typer.Exit(2)
+    if isolation not in ISOLATION_MODES:
+        err_console.print(f"[red]error:[/red] --isolation must be one of {ISOLATION_MODES}")
+        raise typer.Exit(2)
+    if output_format not in ("native", "official"):
+        err_console.print("[red]error:[/red] --format must be 'native' or 'official'")
+        raise typer.Exit(2)
+    try:
+        instances = load_dataset(dataset, split=split)
+    except DatasetError as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    wanted = _split_ids(instance_ids)
+    if wanted is not None:
+        known = {instance.instance_id for instance in instances}
+        unknown = [i for i in wanted if i not in known]
+        if unknown:
+            err_console.print(f"[red]error:[/red] unknown instance ids: {', '.join(unknown)}")
+            raise typer.Exit(2)
+        instances = [instance for instance in instances if instance.instance_id in set(wanted)]
+    try:
+        prediction_set = load_predictions(predictions, instances, max_patch_bytes)
+    except PredictionsFileError as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    for problem in prediction_set.problems:
+        err_console.print(f"[yellow]warning:[/yellow] predictions {problem} (skipped)")
+
+    run_id = run_id or datetime.now().strftime("%Y%m%d-%H%M%S")
+    run_dir = (output_dir / run_id).resolve()
+    repos = RepoStore(repo_dir=_repo_dir_for(dataset, repo_dir))
+    provider = LocalProvider(
+        repos, EnvironmentManager(), isolation=isolation, allow_network=allow_network
+    )
+    plan = RunPlan(
+        run_id=run_id,
+        run_dir=run_dir,
+        instances=instances,
+        predictions=prediction_set,
+        force=force,
+        workers=workers,
+    )
+    run_dir.mkdir(parents=True, exist_ok=True)
+    write_run_metadata(
+        plan,
+        {"dataset": dataset, "backend": backend, "isolation": isolation, "workers": workers},
+    )
+    instance_runner = InstanceRunner(provider, RunSettings(timeout=timeout))
+    outcome = _run_with_progress(instance_runner, plan)
+
+    isolations = sorted({r.isolation for r in outcome.results.values() if r.isolation})
+    summary = build_summary(
+        run_id,
+        instances,
+        outcome.results,
+        prediction_set.problems,
+        extra={
+            "dataset": dataset,
+            "predictions": predictions,
+            "backend": backend,
+            "isolation": isolations,
+            "wall_seconds": round(outcome.wall_seconds, 2),
+            "reused_results": len(outcome.reused),
+        },
+    )
+    report_path = write_summary(run_dir, summary)
+    console.print(_results_table(summary))
+    if output_format == "official":
+        official = write_official(run_dir, outcome.results)
+        console.print(f"official results: {official.parent}")
+    console.print(f"isolation: {', '.join(isolations) or 'n/a'}")
+    console.print(f"per-instance artifacts: {plan.instances_dir}")
+    console.print(f"report: {report_path}")
+    console.print(
+        f"evaluated {len(outcome.evaluated)}, reused {len(outcome.reused)} finished results, "
+        f"in {outcome.wall_seconds:.1f}s"
+    )
+
+
+def _run_with_progress(instance_runner: InstanceRunner, plan: RunPlan) -> RunOutcome:
+    interactive = console.is_terminal
+    progress = Progress(
+        TextColumn("[bold]evaluating"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+        console=console,
+        disable=not interactive,
+    )
+    task = progress.add_task("", total=None)
+
+    def on_start(todo: int, reused: int) -> None:
+        progress.update(task, total=todo)
+        if reused:
+            console.print(f"{reused} instances already finished in this run (use --force to redo)")
+
+    def on_result(result: InstanceResult) -> None:
+        progress.advance(task)
+        progress.update(task, description=result.instance_id)
+        console.print(_describe(result))
+
+    with progress:
+        return Runner(instance_runner, on_start=on_start, on_result=on_result).run(plan)

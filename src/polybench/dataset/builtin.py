@@ -1,0 +1,58 @@
+"""Built-in datasets shipped inside the package (``mini``)."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+
+from filelock import FileLock
+
+from polybench.dataset.materialise import materialise_tree
+from polybench.dataset.models import Instance
+
+BUILTIN_DATASETS = ("mini",)
+
+_TEXT_FILES = {
+    "problem_statement": "problem_statement.md",
+    "patch": "patch.diff",
+    "test_patch": "test_patch.diff",
+    "Dockerfile": "Dockerfile",
+}
+
+
+def builtin_root(name: str) -> Path:
+    """The directory holding a built-in dataset's repositories and instances."""
+    if name not in BUILTIN_DATASETS:
+        raise KeyError(f"no built-in dataset {name!r}; known: {', '.join(BUILTIN_DATASETS)}")
+    return Path(str(resources.files("polybench.dataset") / f"{name}_data"))
+
+
+def load_builtin(name: str) -> list[Instance]:
+    """Read every instance of a built-in dataset, sorted by instance id."""
+    root = builtin_root(name) / "instances"
+    instances = []
+    for folder in sorted(p for p in root.iterdir() if (p / "instance.json").is_file()):
+        row = json.loads((folder / "instance.json").read_text(encoding="utf-8"))
+        for column, filename in _TEXT_FILES.items():
+            file = folder / filename
+            if file.is_file():
+                row[column] = file.read_text(encoding="utf-8")
+        instances.append(Instance.model_validate(row))
+    return instances
+
+
+def materialise_builtin_repos(name: str, repo_dir: Path) -> dict[str, str]:
+    """Create ``repo_dir/<owner>__<name>`` git repositories for a built-in dataset.
+
+    Returns ``{repo: commit}``. Safe to call concurrently: a lock guards each repository,
+    and an up-to-date repository is left as it is.
+    """
+    repo_dir.mkdir(parents=True, exist_ok=True)
+    commits: dict[str, str] = {}
+    sources = builtin_root(name) / "repos"
+    for source in sorted(p for p in sources.iterdir() if p.is_dir()):
+        with FileLock(str(repo_dir / f".{source.name}.lock")):
+            commit = materialise_tree(source, repo_dir / source.name)
+        commits[source.name.replace("__", "/", 1)] = commit
+    return commits

@@ -1,0 +1,76 @@
+"""The per-instance result record written to ``result.json``."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, Field
+
+from polybench.grading.grade import Outcome
+
+
+class Status(str, Enum):
+    """Final state of one instance in a run."""
+
+    RESOLVED = "resolved"
+    UNRESOLVED = "unresolved"
+    EMPTY_PATCH = "empty_patch"
+    ERROR = "error"
+
+
+class ErrorKind(str, Enum):
+    """Infrastructure failures: the harness could not judge the prediction."""
+
+    ENVIRONMENT_UNAVAILABLE = "environment_unavailable"
+    ENVIRONMENT_SETUP_FAILED = "environment_setup_failed"
+    REPOSITORY_UNAVAILABLE = "repository_unavailable"
+    SANDBOX_FAILED = "sandbox_failed"
+    TEST_PATCH_FAILED = "test_patch_failed"
+    TIMEOUT = "timeout"
+    NO_END_MARKER = "no_end_marker"
+    NO_TEST_RESULTS = "no_test_results"
+    UNKNOWN_PARSER = "unknown_parser"
+    HARNESS_ERROR = "harness_error"
+
+
+class InstanceResult(BaseModel):
+    """Everything known about one instance after a run; the content of ``result.json``."""
+
+    instance_id: str
+    repo: str
+    language: str
+    model_name_or_path: str = "unknown"
+    status: Status
+    reason: str = ""
+    error_kind: ErrorKind | None = None
+    patch_sha256: str = ""
+    patch_applied: bool = False
+    apply_method: str | None = None
+    patch_files: list[str] = Field(default_factory=list)
+    test_exit_code: int | None = None
+    log_parsed: bool = False
+    parser: str | None = None
+    f2p: dict[str, Outcome] = Field(default_factory=dict)
+    p2p: dict[str, Outcome] = Field(default_factory=dict)
+    tests_in_log: int = 0
+    isolation: str | None = None
+    backend: str = "local"
+    environment: str | None = None
+    environment_reused: bool | None = None
+    timings: dict[str, float] = Field(default_factory=dict)
+    attempts: int = 1
+
+    @property
+    def resolved(self) -> bool:
+        """True when the instance is resolved."""
+        return self.status is Status.RESOLVED
+
+    @property
+    def passed_tests(self) -> list[str]:
+        """Listed tests that passed (official ``passed_tests`` shape)."""
+        return [t for t, o in {**self.f2p, **self.p2p}.items() if o is Outcome.PASSED]
+
+    @property
+    def failed_tests(self) -> list[str]:
+        """Listed tests that did not pass (official ``failed_tests`` shape)."""
+        return [t for t, o in {**self.f2p, **self.p2p}.items() if o is not Outcome.PASSED]

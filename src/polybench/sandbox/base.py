@@ -1,0 +1,84 @@
+"""The sandbox contract shared by every backend."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024
+TRUNCATION_MARKER = b"\n[polybench: output truncated here: %d bytes dropped]\n"
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself failed (could not start, died, lost files): an infrastructure error."""
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    """What one command did in a sandbox.
+
+    ``output`` is stdout and stderr interleaved as the command wrote them, decoded as
+    UTF-8 with replacement characters for invalid bytes. ``exit_code`` is None when
+    the command was killed by the timeout.
+    """
+
+    exit_code: int | None
+    output: str
+    timed_out: bool
+    duration: float
+    truncated_bytes: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """True when the command ran to completion and exited 0."""
+        return self.exit_code == 0 and not self.timed_out
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    """An isolated place holding one repository checkout where commands run.
+
+    Paths given to ``exec``/``read_file``/``write_file`` are as seen from inside the
+    sandbox: the repository is at ``workdir`` (``/testbed`` wherever the backend can
+    arrange it) and harness files go to ``scratch_dir``.
+    """
+
+    @property
+    def workdir(self) -> str:
+        """Where the repository is, as seen by commands in the sandbox."""
+        ...
+
+    @property
+    def scratch_dir(self) -> str:
+        """A writable directory outside the repository for harness files."""
+        ...
+
+    @property
+    def isolation(self) -> str:
+        """How commands are isolated (``bubblewrap``, ``none``, ``docker``)."""
+        ...
+
+    def exec(
+        self,
+        command: list[str] | str,
+        timeout: float | None = None,
+        env: dict[str, str] | None = None,
+        cwd: str | None = None,
+    ) -> ExecResult:
+        """Run ``command`` (argv list, or a string run by ``bash -c``) and wait for it.
+
+        On timeout the whole process tree is killed and ``timed_out`` is set.
+        """
+        ...
+
+    def read_file(self, path: str) -> bytes:
+        """The bytes of a file in the sandbox."""
+        ...
+
+    def write_file(self, path: str, data: bytes | str) -> None:
+        """Create or replace a file in the sandbox (parent directories are created)."""
+        ...
+
+    def cleanup(self) -> None:
+        """Remove everything the sandbox holds. Safe to call twice."""
+        ...

@@ -1,0 +1,215 @@
+"""The ``local`` backend: a fresh checkout per run, commands under bubblewrap when available.
+
+Each sandbox is a ``git clone --shared`` of a cached clone (objects are borrowed, not
+copied, so it costs what a worktree costs) checked out at the base commit. Unlike a
+``git worktree``, its ``.git`` lives inside the checkout, so ``git apply --3way`` works
+from inside the sandbox while the cached clone stays read-only to the commands.
+
+With ``bwrap`` on the machine, every command runs in a new mount, PID and network
+namespace: the checkout is bound read-write at ``/testbed``, a scratch directory at
+``/polybench``, a private ``/tmp``, and the rest of the file system read-only. Without
+it commands run as plain subprocesses in the checkout, and host paths of the checkout
+in their output are shown as ``/testbed`` so test ids match the dataset.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from polybench.sandbox.base import DEFAULT_MAX_OUTPUT_BYTES, ExecResult, SandboxError
+from polybench.sandbox.process import run_process
+
+TESTBED = "/testbed"
+SCRATCH = "/polybench"
+_NOT_BOUND = {"proc", "dev", "tmp", TESTBED.strip("/"), SCRATCH.strip("/")}
+ISOLATION_MODES = ("auto", "bubblewrap", "none")
+
+
+@functools.cache
+def bubblewrap_available() -> bool:
+    """True when ``bwrap`` exists and can create namespaces on this machine."""
+    binary = shutil.which("bwrap")
+    if binary is None:
+        return False
+    probe = subprocess.run(
+        [binary, "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "true"],
+        capture_output=True,
+        check=False,
+    )
+    return probe.returncode == 0
+
+
+def _root_binds() -> list[str]:
+    args: list[str] = []
+    for entry in sorted(Path("/").iterdir()):
+        if entry.name in _NOT_BOUND:
+            continue
+        if entry.is_symlink():
+            args += ["--symlink", os.readlink(entry), str(entry)]
+        elif entry.exists():
+            args += ["--ro-bind", str(entry), str(entry)]
+    return args
+
+
+class LocalSandbox:
+    """A repository checkout on this machine; see the module docstring."""
+
+    def __init__(
+        self,
+        root: Path,
+        use_bubblewrap: bool,
+        allow_network: bool = False,
+        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+        read_only_paths: tuple[Path, ...] = (),
+    ) -> None:
+        self.root = root
+        self.read_only_paths = read_only_paths
+        self.checkout = root / "testbed"
+        self.scratch = root / "scratch"
+        self.use_bubblewrap = use_bubblewrap
+        self.allow_network = allow_network
+        self.max_output_bytes = max_output_bytes
+        self._binds = _root_binds() if use_bubblewrap else []
+
+    @classmethod
+    def create(
+        cls,
+        clone: Path,
+        commit: str,
+        parent: Path | None = None,
+        isolation: str = "auto",
+        allow_network: bool = False,
+        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+        read_only_paths: tuple[Path, ...] = (),
+    ) -> LocalSandbox:
+        """Check ``commit`` of the cached clone out into a new sandbox directory.
+
+        ``read_only_paths`` (e.g. prepared environments) are made visible to commands
+        even where the isolation hides their parent (a private ``/tmp``); the clone's
+        object store always is, since the checkout borrows its objects.
+        """
+        if isolation not in ISOLATION_MODES:
+            raise ValueError(f"isolation must be one of {ISOLATION_MODES}, not {isolation!r}")
+        if isolation == "bubblewrap" and not bubblewrap_available():
+            raise SandboxError("bubblewrap was requested but `bwrap` cannot run here")
+        use_bwrap = isolation == "bubblewrap" or (isolation == "auto" and bubblewrap_available())
+        if parent is not None:
+            parent.mkdir(parents=True, exist_ok=True)
+        root = Path(tempfile.mkdtemp(prefix="polybench-", dir=parent))
+        visible = (clone.resolve(), *(p.resolve() for p in read_only_paths))
+        sandbox = cls(root, use_bwrap, allow_network, max_output_bytes, visible)
+        try:
+            sandbox.scratch.mkdir()
+            sandbox._git_host(
+                "clone", "--shared", "--no-checkout", "-q", str(clone), str(sandbox.checkout)
+            )
+            sandbox._git_host("-C", str(sandbox.checkout), "checkout", "-q", "--detach", commit)
+        except Exception:
+            sandbox.cleanup()
+            raise
+        return sandbox
+
+    @staticmethod
+    def _git_host(*args: str) -> None:
+        completed = subprocess.run(
+            ["git", "-c", "advice.detachedHead=false", *args],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if completed.returncode != 0:
+            raise SandboxError(f"git {' '.join(args)}: {completed.stderr.strip()}")
+
+    @property
+    def workdir(self) -> str:
+        """``/testbed`` under bubblewrap, the checkout's host path otherwise."""
+        return TESTBED if self.use_bubblewrap else str(self.checkout)
+
+    @property
+    def scratch_dir(self) -> str:
+        """``/polybench`` under bubblewrap, the scratch directory's host path otherwise."""
+        return SCRATCH if self.use_bubblewrap else str(self.scratch)
+
+    @property
+    def isolation(self) -> str:
+        """``bubblewrap`` or ``none``."""
+        return "bubblewrap" if self.use_bubblewrap else "none"
+
+    def host_path(self, path: str) -> Path:
+        """Map a path as seen in the sandbox to the host path behind it."""
+        for shown, real in ((self.workdir, self.checkout), (self.scratch_dir, self.scratch)):
+            if path == shown or path.startswith(shown.rstrip("/") + "/"):
+                relative = path[len(shown) :].lstrip("/")
+                return real / relative if relative else real
+        if not path.startswith("/"):
+            return self.checkout / path
+        raise SandboxError(f"{path} is outside the sandbox's workdir and scratch directory")
+
+    def _argv(self, command: list[str] | str, cwd: str, env: dict[str, str]) -> list[str]:
+        argv = ["bash", "-c", command] if isinstance(command, str) else list(command)
+        if not self.use_bubblewrap:
+            return argv
+        wrapped = ["bwrap", *self._binds]
+        wrapped += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        for path in self.read_only_paths:
+            wrapped += ["--ro-bind", str(path), str(path)]
+        wrapped += ["--bind", str(self.checkout), TESTBED, "--bind", str(self.scratch), SCRATCH]
+        wrapped += ["--unshare-pid", "--die-with-parent", "--new-session", "--chdir", cwd]
+        if not self.allow_network:
+            wrapped.append("--unshare-net")
+        wrapped.append("--clearenv")
+        for key, value in env.items():
+            wrapped += ["--setenv", key, value]
+        return [*wrapped, "--", *argv]
+
+    def exec(
+        self,
+        command: list[str] | str,
+        timeout: float | None = None,
+        env: dict[str, str] | None = None,
+        cwd: str | None = None,
+    ) -> ExecResult:
+        """Run a command in the checkout; see :class:`polybench.sandbox.base.Sandbox`."""
+        if not self.checkout.is_dir():
+            raise SandboxError(f"sandbox {self.root} has been cleaned up")
+        full_env = dict(os.environ)
+        if self.use_bubblewrap:
+            full_env["HOME"] = "/tmp"
+        full_env.update(env or {})
+        inside_cwd = cwd or self.workdir
+        host_cwd = self.host_path(inside_cwd) if not self.use_bubblewrap else self.root
+        path_map = {} if self.use_bubblewrap else self._path_map()
+        return run_process(
+            self._argv(command, inside_cwd, full_env),
+            cwd=host_cwd,
+            env=full_env,
+            timeout=timeout,
+            max_output_bytes=self.max_output_bytes,
+            path_map=path_map,
+        )
+
+    def _path_map(self) -> dict[str, str]:
+        mapping = {str(self.checkout): TESTBED, str(self.scratch): SCRATCH}
+        resolved = self.checkout.resolve()
+        if str(resolved) != str(self.checkout):
+            mapping[str(resolved)] = TESTBED
+        return mapping
+
+    def read_file(self, path: str) -> bytes:
+        """Read a file of the sandbox from the host side."""
+        return self.host_path(path).read_bytes()
+
+    def write_file(self, path: str, data: bytes | str) -> None:
+        """Write a file of the sandbox from the host side."""
+        target = self.host_path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+
+    def cleanup(self) -> None:
+        """Delete the checkout and scratch directory."""
+        shutil.rmtree(self.root, ignore_errors=True)

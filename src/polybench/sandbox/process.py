@@ -1,0 +1,124 @@
+"""Run a process with a wall-clock timeout that kills its whole process group, capping output."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import signal
+import subprocess
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from polybench.sandbox.base import DEFAULT_MAX_OUTPUT_BYTES, TRUNCATION_MARKER, ExecResult
+
+_READ_CHUNK = 1 << 16
+_POLL_SECONDS = 0.2
+_DRAIN_SECONDS = 2.0
+
+
+class _CappedBuffer:
+    """Keeps the first and last ``limit / 2`` bytes of a stream and counts what it drops."""
+
+    def __init__(self, limit: int) -> None:
+        self.head_limit = limit // 2
+        self.tail_limit = limit - self.head_limit
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.dropped = 0
+
+    def add(self, chunk: bytes) -> None:
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if not chunk:
+            return
+        self.tail += chunk
+        overflow = len(self.tail) - self.tail_limit
+        if overflow > 0:
+            del self.tail[:overflow]
+            self.dropped += overflow
+
+    def value(self) -> bytes:
+        if not self.dropped:
+            return bytes(self.head + self.tail)
+        return bytes(self.head) + (TRUNCATION_MARKER % self.dropped) + bytes(self.tail)
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def run_process(
+    argv: Sequence[str],
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float | None,
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    path_map: dict[str, str] | None = None,
+) -> ExecResult:
+    """Run ``argv`` in its own session, merging stdout/stderr, and wait at most ``timeout``.
+
+    On timeout every process of the session is killed with SIGKILL. Output beyond
+    ``max_output_bytes`` is dropped from the middle (head and tail are kept) while the
+    process keeps running. ``path_map`` rewrites host paths in the output.
+    """
+    started = time.monotonic()
+    process = subprocess.Popen(
+        list(argv),
+        cwd=str(cwd),
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    assert process.stdout is not None
+    buffer = _CappedBuffer(max_output_bytes)
+    deadline = None if timeout is None else started + timeout
+    timed_out = False
+    drain_deadline: float | None = None
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stdout, selectors.EVENT_READ)
+        while True:
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
+                timed_out = True
+                break
+            if drain_deadline is None and process.poll() is not None:
+                # The leader is gone; a background child may hold the pipe open forever.
+                drain_deadline = now + _DRAIN_SECONDS
+            if drain_deadline is not None and now >= drain_deadline:
+                break
+            events = selector.select(timeout=_POLL_SECONDS)
+            if not events:
+                continue
+            chunk = os.read(process.stdout.fileno(), _READ_CHUNK)
+            if not chunk:
+                break
+            buffer.add(chunk)
+    if timed_out:
+        _kill_group(process)
+    try:
+        exit_code: int | None = process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        _kill_group(process)
+        exit_code = process.wait()
+    # Children that outlived the leader (daemons, stray workers) die with the session.
+    _kill_group(process)
+    process.stdout.close()
+    if timed_out:
+        exit_code = None
+    raw = buffer.value()
+    for host_path, shown_path in (path_map or {}).items():
+        raw = raw.replace(host_path.encode(), shown_path.encode())
+    return ExecResult(
+        exit_code=exit_code,
+        output=raw.decode("utf-8", errors="replace"),
+        timed_out=timed_out,
+        duration=time.monotonic() - started,
+        truncated_bytes=buffer.dropped,
+    )
