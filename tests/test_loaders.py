@@ -1,4 +1,4 @@
-"""Loaders read the official CSV, JSONL, JSON and parquet layouts, and the hub by name."""
+"""Loaders read the official CSV, JSONL, JSON and parquet layouts (the hub: test_hub_loader)."""
 
 import csv
 import json
@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from polybench.dataset import loaders
 from polybench.dataset.loaders import DatasetError, load_dataset, load_instances_from_file
 from tests.test_models import official_row
 
@@ -63,30 +62,3 @@ def test_duplicate_instance_ids_are_an_error(tmp_path: Path) -> None:
 def test_unknown_names_get_a_clear_error() -> None:
     with pytest.raises(DatasetError, match="no dataset 'nonesuch'"):
         load_dataset("nonesuch")
-
-
-def test_hub_names_go_through_datasets_load_dataset(monkeypatch: pytest.MonkeyPatch) -> None:
-    datasets = pytest.importorskip("datasets")
-    calls: list[tuple[str, str]] = []
-
-    def fake_load(name: str, split: str) -> list[dict[str, object]]:
-        calls.append((name, split))
-        return [official_row()]
-
-    monkeypatch.setattr(datasets, "load_dataset", fake_load)
-    instances = load_dataset("verified")
-    assert calls == [("AmazonScience/SWE-PolyBench_Verified", "test")]
-    assert instances[0].instance_id == "google__gson-2435"
-    instances = load_dataset("AmazonScience/SWE-PolyBench_500", split="test")
-    assert calls[-1] == ("AmazonScience/SWE-PolyBench_500", "test")
-
-
-def test_hub_failure_is_a_dataset_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    datasets = pytest.importorskip("datasets")
-
-    def failing(name: str, split: str) -> None:
-        raise ConnectionError("no route to host")
-
-    monkeypatch.setattr(datasets, "load_dataset", failing)
-    with pytest.raises(DatasetError, match="could not load 'AmazonScience/SWE-PolyBench'"):
-        loaders.load_dataset("full")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -94,45 +95,191 @@ def _read_parquet(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def _read_rows(path: Path) -> Iterable[dict[str, Any]]:
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return _read_csv(path)
+    if suffix in {".jsonl", ".ndjson"}:
+        return _read_jsonl(path)
+    if suffix == ".json":
+        return _read_json(path)
+    if suffix in {".parquet", ".pq"}:
+        return _read_parquet(path)
+    raise DatasetError(f"{path}: unknown dataset format {suffix!r} (csv, jsonl, json, parquet)")
+
+
 def load_instances_from_file(path: Path) -> list[Instance]:
     """Read instances from a CSV, JSONL, JSON or parquet file in the official column layout."""
     if not path.exists():
         raise DatasetError(f"dataset file {path} does not exist")
-    suffix = path.suffix.lower()
-    rows: Iterable[dict[str, Any]]
-    if suffix == ".csv":
-        rows = _read_csv(path)
-    elif suffix in {".jsonl", ".ndjson"}:
-        rows = _read_jsonl(path)
-    elif suffix == ".json":
-        rows = _read_json(path)
-    elif suffix in {".parquet", ".pq"}:
-        rows = _read_parquet(path)
-    else:
-        raise DatasetError(f"{path}: unknown dataset format {suffix!r} (csv, jsonl, json, parquet)")
-    return _rows_to_instances(rows, str(path))
+    return _rows_to_instances(_read_rows(path), str(path))
 
 
-def load_instances_from_hub(name: str, split: str = "test") -> list[Instance]:
-    """Load an official dataset from the Hugging Face hub by name (needs network access)."""
+def _single_file_candidates(split: str) -> list[str]:
+    """Repository paths tried, in order, for a split stored as one file."""
+    return [
+        candidate
+        for suffix in (".csv", ".jsonl", ".json")
+        for candidate in (f"{split}{suffix}", f"data/{split}{suffix}")
+    ]
+
+
+def _is_parquet_shard(repo_path: str, split: str) -> bool:
+    """Whether ``repo_path`` is a parquet file of ``split`` in the hub's usual layouts.
+
+    Accepted: ``test.parquet``, ``test-00000-of-00002.parquet`` (name starts with the split),
+    ``default/test/0000.parquet`` (a folder named after the split) and
+    ``data/polybench_test.parquet`` (under ``data/``, split name as a word of the file name).
+    """
+    if not repo_path.lower().endswith(".parquet"):
+        return False
+    *folders, base = repo_path.split("/")
+    word = re.escape(split)
+    if re.match(rf"{word}(?![A-Za-z0-9])", base):
+        return True
+    if split in folders:
+        return True
+    return (
+        bool(folders)
+        and folders[0] == "data"
+        and re.search(rf"(?<![A-Za-z0-9]){word}(?![A-Za-z0-9])", base) is not None
+    )
+
+
+def select_split_files(repo_files: Iterable[str], split: str) -> list[str]:
+    """Choose the file(s) of a dataset repository that hold ``split``.
+
+    ``<split>.csv`` wins, then ``<split>.jsonl``, then ``<split>.json`` (each at the top level or
+    under ``data/``), then every parquet shard of the split (sorted, to be read in order).
+    Returns an empty list when nothing matches.
+    """
+    available = set(repo_files)
+    for candidate in _single_file_candidates(split):
+        if candidate in available:
+            return [candidate]
+    return sorted(path for path in available if _is_parquet_shard(path, split))
+
+
+def _describe(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    if len(text) > 400:
+        text = text[:400] + "..."
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _cached_repo_files(name: str, revision: str | None) -> list[str] | None:
+    """Files of the cached snapshot of dataset repo ``name``, or None when nothing is cached."""
+    from huggingface_hub import snapshot_download
+
     try:
-        import datasets
+        folder: Any = snapshot_download(
+            repo_id=name, repo_type="dataset", revision=revision, local_files_only=True
+        )
+    except Exception as exc:
+        # Some versions refuse a partial snapshot but still say where it is.
+        folder = getattr(exc, "snapshot_path", None)
+        if folder is None:
+            return None
+    root = Path(str(folder))
+    if not root.is_dir():
+        return None
+    return sorted(item.relative_to(root).as_posix() for item in root.rglob("*") if item.is_file())
+
+
+def load_instances_from_hub(
+    name: str, split: str = "test", revision: str | None = None
+) -> list[Instance]:
+    """Load the ``split`` of the dataset repository ``name`` from the Hugging Face hub.
+
+    The repository's files are listed, the file(s) of the split chosen by
+    :func:`select_split_files`, downloaded into the hub cache and parsed like local files.
+    The usual hub settings apply: ``HF_ENDPOINT``, ``HF_TOKEN``, ``HF_HOME``/``HF_HUB_CACHE``,
+    and ``HF_HUB_OFFLINE=1`` to use the cached copy without any network access (also used
+    as a fallback when the hub cannot be reached).
+    """
+    try:
+        from huggingface_hub import HfApi, constants, hf_hub_download
+        from huggingface_hub.errors import (
+            LocalEntryNotFoundError,
+            RepositoryNotFoundError,
+            RevisionNotFoundError,
+        )
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise DatasetError(
-            "loading from the hub needs the 'datasets' package: pip install 'polybench[data]'"
+            "loading from the hub needs the 'huggingface_hub' package: "
+            "pip install 'polybench[data]'"
         ) from exc
+
+    at = f" at revision {revision!r}" if revision else ""
+    where = f"dataset repo {name!r}{at} on {constants.ENDPOINT}"
+    offline = False
     try:
-        hub_dataset = datasets.load_dataset(name, split=split)
+        repo_files = HfApi().list_repo_files(name, repo_type="dataset", revision=revision)
+    except RepositoryNotFoundError as exc:
+        raise DatasetError(
+            f"{where} was not found (or is private/gated: set HF_TOKEN): {_describe(exc)}"
+        ) from exc
+    except RevisionNotFoundError as exc:
+        raise DatasetError(f"{where}: no such revision: {_describe(exc)}") from exc
     except Exception as exc:
-        raise DatasetError(f"could not load {name!r} from the Hugging Face hub: {exc}") from exc
-    return _rows_to_instances((dict(row) for row in hub_dataset), f"hub:{name}")
+        cached = _cached_repo_files(name, revision)
+        if cached is None:
+            raise DatasetError(
+                f"could not list the files of {where} ({_describe(exc)}) "
+                "and there is no cached copy of it"
+            ) from exc
+        repo_files, offline = cached, True
+
+    chosen = select_split_files(repo_files, split)
+    if not chosen:
+        origin = "its cached copy (hub offline or unreachable)" if offline else "the repo"
+        tried = ", ".join(_single_file_candidates(split))
+        shown = ", ".join(repo_files[:20]) + (" ..." if len(repo_files) > 20 else "")
+        raise DatasetError(
+            f"{where}: no file for split {split!r} in {origin}; tried {tried} and parquet "
+            f"files named after the split; files present: {shown or 'none'}"
+        )
+
+    instances: list[Instance] = []
+    found_in: dict[str, str] = {}
+    for repo_file in chosen:
+        try:
+            local = hf_hub_download(
+                repo_id=name,
+                filename=repo_file,
+                repo_type="dataset",
+                revision=revision,
+                local_files_only=offline,
+            )
+        except RepositoryNotFoundError as exc:
+            raise DatasetError(f"{where} was not found: {_describe(exc)}") from exc
+        except LocalEntryNotFoundError as exc:
+            raise DatasetError(
+                f"could not download {repo_file!r} of {where}: the hub is not reachable "
+                f"and the file is not in the cache ({_describe(exc)})"
+            ) from exc
+        except Exception as exc:
+            raise DatasetError(
+                f"could not download {repo_file!r} of {where}: {_describe(exc)}"
+            ) from exc
+        part = _rows_to_instances(_read_rows(Path(str(local))), f"hub:{name}/{repo_file}")
+        for instance in part:
+            earlier = found_in.setdefault(instance.instance_id, repo_file)
+            if earlier != repo_file:
+                raise DatasetError(
+                    f"hub:{name}: duplicate instance_id {instance.instance_id!r} "
+                    f"in {earlier} and {repo_file}"
+                )
+        instances.extend(part)
+    return instances
 
 
-def load_dataset(spec: str, split: str = "test") -> list[Instance]:
+def load_dataset(spec: str, split: str = "test", revision: str | None = None) -> list[Instance]:
     """Load a dataset named by ``spec``.
 
     ``spec`` is a built-in name (``mini``), a path to a local file, an official alias
     (``verified``, ``500``, ``full``) or a hub name (``AmazonScience/SWE-PolyBench_Verified``).
+    ``split`` and ``revision`` (branch, tag or commit) only apply to hub datasets.
     """
     from polybench.dataset.builtin import BUILTIN_DATASETS, load_builtin
 
@@ -143,7 +290,7 @@ def load_dataset(spec: str, split: str = "test") -> list[Instance]:
         return load_instances_from_file(path)
     hub_name = HUB_ALIASES.get(spec.lower(), spec)
     if "/" in hub_name and not path.suffix:
-        return load_instances_from_hub(hub_name, split=split)
+        return load_instances_from_hub(hub_name, split=split, revision=revision)
     raise DatasetError(
         f"no dataset {spec!r}: not a built-in dataset ({', '.join(BUILTIN_DATASETS)}), "
         "not an existing file, and not a hub name like AmazonScience/SWE-PolyBench_Verified"

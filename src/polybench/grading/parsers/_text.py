@@ -1,0 +1,58 @@
+"""Text helpers shared by the line-based parsers: ANSI removal and bounded line iteration."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+TESTBED = "/testbed"
+"""Where the harness mounts the repository; text reporters that print relative paths get it."""
+
+# CSI sequences (colours, cursor moves), OSC sequences (titles, hyperlinks) and lone escapes.
+_ANSI_RE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
+    r"|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?"  # OSC, terminated by BEL or ST
+    r"|\x1b[@-Z\\-_]"  # two-byte sequences
+    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
+)
+
+_CHUNK = 1 << 20
+
+
+def strip_ansi(text: str) -> str:
+    """Remove ANSI escape sequences (colours, cursor movement, hyperlinks) from ``text``."""
+    if "\x1b" not in text and "\x9b" not in text:
+        return text
+    return _ANSI_RE.sub("", text)
+
+
+def iter_lines(text: str, chunk_size: int = _CHUNK) -> Iterator[str]:
+    """Yield the visible lines of ``text`` without holding a full split copy in memory.
+
+    Lines are split on ``\\n`` only (never on the Unicode separators ``str.splitlines``
+    honours, which can occur inside test names). ANSI sequences are removed. A line that
+    carries carriage returns (progress bars, CRLF endings) yields each ``\\r``-separated
+    segment as its own line, so that text overwritten on a terminal is still seen.
+    """
+    size = len(text)
+    start = 0
+    while start < size:
+        cut = min(start + chunk_size, size)
+        end = text.find("\n", cut) if cut < size else -1
+        if end == -1:
+            end = size
+        block = strip_ansi(text[start:end])
+        if "\r" in block:
+            for line in block.split("\n"):
+                if "\r" in line:
+                    yield from line.rstrip("\r").split("\r")
+                else:
+                    yield line
+        else:
+            yield from block.split("\n")
+        start = end + 1
+
+
+def leading_spaces(line: str) -> int:
+    """Number of leading spaces (tabs count as one) of ``line``."""
+    return len(line) - len(line.lstrip(" \t"))

@@ -1,0 +1,127 @@
+"""Jest ``--json`` and vitest ``--reporter=json`` reports.
+
+Id: ``<testResults[].name>-><assertionResults[].fullName>`` (``jest_json``,
+``vitest_json``) or ``...-><assertionResults[].title>`` (``jest_json_title``, the
+tailwindcss flavour). ``name`` is the absolute path of the test file in the container.
+
+Every report found in the log is used (several runs in one command are merged; a test
+failing in any of them stays failed). A report cut short is decoded as far as it goes,
+and complete suites that follow an interruption are still recovered.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from polybench.grading.parsers._json_scan import (
+    FoundReport,
+    as_list,
+    as_str,
+    find_reports,
+    items_after,
+)
+from polybench.grading.parsers._text import strip_ansi
+from polybench.grading.parsers.base import ParseResult, TestStatus, register
+
+_STATUS = {
+    "passed": TestStatus.PASSED,
+    "failed": TestStatus.FAILED,
+    "pending": TestStatus.SKIPPED,
+    "skipped": TestStatus.SKIPPED,
+    "todo": TestStatus.SKIPPED,
+    "disabled": TestStatus.SKIPPED,
+    "focused": TestStatus.PASSED,
+}
+
+_START_KEYS = (
+    "numFailedTestSuites",
+    "numFailedTests",
+    "numPassedTestSuites",
+    "numPassedTests",
+    "numPendingTestSuites",
+    "numPendingTests",
+    "numRuntimeErrorTestSuites",
+    "numTodoTests",
+    "numTotalTestSuites",
+    "numTotalTests",
+    "testResults",
+    "success",
+    "startTime",
+)
+_COUNT_KEYS = frozenset(key for key in _START_KEYS if key.startswith("num"))
+_SUITE_START = re.compile(r'\{\s*"(?:assertionResults|name|status|message|startTime)"\s*:')
+
+
+def _is_report(data: dict[str, Any]) -> bool:
+    if isinstance(data.get("testResults"), list):
+        return True
+    return len(_COUNT_KEYS.intersection(data)) >= 2
+
+
+def _add_suite(result: ParseResult, suite: Any, title_only: bool) -> int:
+    """Record the assertions of one ``testResults`` entry; returns how many were read."""
+    if not isinstance(suite, dict):
+        return 0
+    file_name = as_str(suite.get("name"))
+    assertions = suite.get("assertionResults")
+    if file_name is None or not isinstance(assertions, list):
+        return 0
+    if not assertions and suite.get("status") == "failed":
+        result.notes.append(f"test file failed to run: {file_name}")
+    count = 0
+    for assertion in assertions:
+        if not isinstance(assertion, dict):
+            continue
+        name = as_str(assertion.get("title" if title_only else "fullName"))
+        if name is None:
+            name = as_str(assertion.get("title"))
+        status = _STATUS.get(str(assertion.get("status")))
+        if name is None or status is None:
+            continue
+        result.set(f"{file_name}->{name}", status)
+        count += 1
+    return count
+
+
+def parse_jest_like(text: str, *, title_only: bool = False, label: str = "jest") -> ParseResult:
+    """Parse every jest/vitest JSON report in ``text`` (see the module docstring)."""
+    result = ParseResult()
+    text = strip_ansi(text)
+    reports: list[FoundReport] = list(find_reports(text, _START_KEYS, _is_report))
+    if len(reports) > 1:
+        result.notes.append(f"{len(reports)} {label} JSON reports in the log; merged")
+    for index, report in enumerate(reports):
+        result.parsed_anything = True
+        for suite in as_list(report.data.get("testResults")):
+            _add_suite(result, suite, title_only)
+        if report.complete:
+            continue
+        limit = reports[index + 1].start if index + 1 < len(reports) else None
+        recovered = sum(
+            _add_suite(result, suite, title_only)
+            for suite, _ in items_after(text, report.end, _SUITE_START, limit)
+        )
+        result.notes.append(
+            f"{label} JSON report at offset {report.start} is truncated or interrupted; "
+            f"kept the complete test files ({recovered} tests after the break)"
+        )
+    return result
+
+
+@register("jest_json")
+def parse_jest_json(text: str) -> ParseResult:
+    """Jest ``--json``: ``<file>-><fullName>``."""
+    return parse_jest_like(text, label="jest")
+
+
+@register("jest_json_title")
+def parse_jest_json_title(text: str) -> ParseResult:
+    """Jest ``--json`` keyed by the test title only: ``<file>-><title>`` (tailwindcss)."""
+    return parse_jest_like(text, title_only=True, label="jest")
+
+
+@register("vitest_json")
+def parse_vitest_json(text: str) -> ParseResult:
+    """Vitest ``--reporter=json`` (jest-compatible shape): ``<file>-><fullName>``."""
+    return parse_jest_like(text, label="vitest")

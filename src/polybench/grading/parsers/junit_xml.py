@@ -1,0 +1,181 @@
+"""Surefire / JUnit XML reports ``cat``-ed into the log (the six official Java repositories).
+
+Id: ``<testcase classname>.<testcase name>`` (just ``name`` without a classname).
+``<failure>`` gives failed, ``<error>`` errored, ``<skipped>`` skipped, anything else
+passed (``<rerunFailure>``/``<flaky*>`` children of a passing test do not count).
+
+The reports are read by a small tolerant scanner rather than an XML library, because a
+log holds many documents glued together with build output: CDATA sections and comments
+are skipped whole (so a ``system-out`` that prints ``<testsuite`` or ``</testcase>`` does
+no harm), a ``<testcase>`` counts only inside a ``<testsuite>``, and a report cut short
+keeps every test case it completed (a case cut inside its ``<failure>`` is still failed).
+When the log holds ``<?xml`` declarations (``cat`` of report files always does), only
+elements inside a declared document count: XML-looking text that tests printed on the
+build console, between the reports, is ignored.
+Unlike the official harness, a build failure does not discard the reports that were
+produced; it is noted instead.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+
+from polybench.grading.parsers._text import strip_ansi
+from polybench.grading.parsers.base import ParseResult, TestStatus, register
+
+_TOKEN = re.compile(
+    r"<(?:(?P<cdata>!\[CDATA\[)|(?P<comment>!--)|(?P<decl>\?xml)"
+    r"|(?P<close>/)?(?P<tag>testsuites|testsuite|testcase|failure|error|skipped)(?=[\s/>]))"
+)
+# Attribute values cannot contain '<' in XML, so a value never runs past the next tag.
+_TAG_REST = re.compile(
+    r"""(?P<attrs>(?:\s+[^\s=/>]+\s*=\s*(?:"[^"<]*"|'[^'<]*'))*)\s*(?P<end>/?)>"""
+)
+_ATTR = re.compile(r"""([^\s=/>]+)\s*=\s*(?:"([^"<]*)"|'([^'<]*)')""")
+_DECLARATION = re.compile(r"<\?xml\s")
+_BUILD_FAILURE = re.compile(r"BUILD FAILURE|COMPILATION ERROR", re.IGNORECASE)
+_TEST_FAILURES = re.compile(r"there (?:are|were) test failures", re.IGNORECASE)
+
+_OUTCOME_RANK = {TestStatus.SKIPPED: 1, TestStatus.FAILED: 2, TestStatus.ERRORED: 3}
+
+
+def _attributes(raw: str) -> dict[str, str]:
+    attrs: dict[str, str] = {}
+    for match in _ATTR.finditer(raw):
+        value = match.group(2) if match.group(2) is not None else match.group(3)
+        attrs[match.group(1)] = html.unescape(value or "")
+    return attrs
+
+
+@dataclass
+class _Case:
+    test_id: str
+    outcome: TestStatus | None = None
+
+    def mark(self, status: TestStatus) -> None:
+        if self.outcome is None or _OUTCOME_RANK[status] > _OUTCOME_RANK[self.outcome]:
+            self.outcome = status
+
+
+@dataclass
+class _Scanner:
+    text: str
+    need_declaration: bool
+    result: ParseResult = field(default_factory=ParseResult)
+    in_document: bool = False
+    suite_depth: int = 0
+    case: _Case | None = None
+    cut_cases: int = 0
+    documents: int = 0
+
+    def finish_case(self, complete: bool) -> None:
+        case, self.case = self.case, None
+        if case is None:
+            return
+        if complete:
+            self.result.set(case.test_id, case.outcome or TestStatus.PASSED)
+        elif case.outcome in (TestStatus.FAILED, TestStatus.ERRORED):
+            self.result.set(case.test_id, case.outcome)
+        else:
+            self.cut_cases += 1
+
+    def new_document(self) -> None:
+        self.finish_case(complete=False)
+        self.suite_depth = 0
+        self.in_document = True
+        self.documents += 1
+
+    def scan(self) -> None:
+        text = self.text
+        pos = 0
+        while True:
+            match = _TOKEN.search(text, pos)
+            if match is None:
+                break
+            if match.group("cdata"):
+                end = text.find("]]>", match.end())
+                if end == -1:
+                    break
+                pos = end + 3
+                continue
+            if match.group("comment"):
+                end = text.find("-->", match.end())
+                if end == -1:
+                    break
+                pos = end + 3
+                continue
+            if match.group("decl"):
+                self.new_document()
+                pos = match.end()
+                continue
+            rest = _TAG_REST.match(text, match.end())
+            if rest is None:
+                pos = match.end()
+                continue
+            pos = rest.end()
+            self.tag(
+                match.group("tag"),
+                match.group("close") is not None,
+                rest.group("attrs"),
+                rest.group("end") == "/",
+            )
+        self.finish_case(complete=False)
+
+    def tag(self, name: str, closing: bool, raw_attrs: str, empty: bool) -> None:
+        if self.need_declaration and not self.in_document:
+            return
+        if name in ("testsuite", "testsuites"):
+            if closing:
+                self.finish_case(complete=False)
+                self.suite_depth = max(0, self.suite_depth - 1)
+                if self.suite_depth == 0:
+                    self.in_document = False
+            elif not empty:
+                self.suite_depth += 1
+            return
+        if name == "testcase":
+            if closing:
+                self.finish_case(complete=True)
+                return
+            self.finish_case(complete=False)
+            if self.suite_depth == 0:
+                return
+            attrs = _attributes(raw_attrs)
+            test_name = attrs.get("name")
+            if test_name is None:
+                return
+            classname = attrs.get("classname")
+            test_id = f"{classname}.{test_name}" if classname else test_name
+            self.case = _Case(test_id)
+            if empty:
+                self.finish_case(complete=True)
+            return
+        if closing or self.case is None:
+            return
+        if name == "failure":
+            self.case.mark(TestStatus.FAILED)
+        elif name == "error":
+            self.case.mark(TestStatus.ERRORED)
+        elif name == "skipped":
+            self.case.mark(TestStatus.SKIPPED)
+
+
+@register("junit_xml")
+def parse_junit_xml(text: str) -> ParseResult:
+    """Surefire XML reports in the log: ``<classname>.<name>``."""
+    text = strip_ansi(text)
+    scanner = _Scanner(text, need_declaration=_DECLARATION.search(text) is not None)
+    scanner.scan()
+    result = scanner.result
+    if scanner.cut_cases:
+        result.notes.append(
+            f"{scanner.cut_cases} test cases cut short (truncated XML) were left out"
+        )
+    if _BUILD_FAILURE.search(text) and not _TEST_FAILURES.search(text):
+        result.notes.append(
+            "the build failed without test failures (compilation error?); "
+            "only the reports written before it were read"
+        )
+    return result

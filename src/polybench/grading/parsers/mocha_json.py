@@ -1,0 +1,125 @@
+"""Mocha ``--reporter json`` reports (and material-ui's custom JSON reporter).
+
+Ids: ``fullTitle`` (``mocha_json``) or ``<file>-><fullTitle>`` (``mocha_json_file``).
+
+The report is found by its keys (``stats`` plus ``tests``/``passes``/``failures``), not by
+the first ``{`` in the log. ``passes``, ``failures`` and ``pending`` decide the status;
+``tests[]`` entries (``status`` when the reporter writes one, else ``err``/``duration``)
+cover tests of a report cut short before those lists. Several reports are merged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from polybench.grading.parsers._json_scan import FoundReport, as_list, as_str, find_reports
+from polybench.grading.parsers._text import strip_ansi
+from polybench.grading.parsers.base import ParseResult, TestStatus, register
+
+_START_KEYS = ("stats", "tests", "passes", "failures", "pending")
+_LIST_KEYS = ("tests", "passes", "failures", "pending")
+_STATUS_FIELD = {
+    "passed": TestStatus.PASSED,
+    "failed": TestStatus.FAILED,
+    "pending": TestStatus.SKIPPED,
+    "skipped": TestStatus.SKIPPED,
+}
+
+
+def _is_report(data: dict[str, Any]) -> bool:
+    stats = data.get("stats")
+    if isinstance(stats, dict):
+        return any(isinstance(data.get(key), list) for key in _LIST_KEYS) or any(
+            key in stats for key in ("tests", "passes", "suites")
+        )
+    tests = data.get("tests")
+    return (
+        isinstance(tests, list)
+        and bool(tests)
+        and isinstance(tests[0], dict)
+        and "fullTitle" in tests[0]
+    )
+
+
+def _test_id(test: Any, with_file: bool) -> str | None:
+    if not isinstance(test, dict):
+        return None
+    title = as_str(test.get("fullTitle"))
+    if title is None:
+        return None
+    if not with_file:
+        return title
+    file_name = as_str(test.get("file"))
+    if file_name is None:
+        return None
+    return f"{file_name}->{title}"
+
+
+def _status_of_entry(test: dict[str, Any]) -> TestStatus:
+    declared = _STATUS_FIELD.get(str(test.get("status")))
+    if declared is not None:
+        return declared
+    if test.get("pending") is True:
+        return TestStatus.SKIPPED
+    err = test.get("err")
+    if isinstance(err, dict) and err:
+        return TestStatus.FAILED
+    if "duration" in test or test.get("state") == "passed":
+        return TestStatus.PASSED
+    return TestStatus.SKIPPED
+
+
+def _add_report(result: ParseResult, report: FoundReport, with_file: bool) -> int:
+    data = report.data
+    missing_file = 0
+    count = 0
+    for test in as_list(data.get("tests")):
+        test_id = _test_id(test, with_file)
+        if test_id is None:
+            missing_file += isinstance(test, dict) and "fullTitle" in test
+            continue
+        result.set(test_id, _status_of_entry(test))
+        count += 1
+    for key, status in (
+        ("pending", TestStatus.SKIPPED),
+        ("passes", TestStatus.PASSED),
+        ("failures", TestStatus.FAILED),
+    ):
+        for test in as_list(data.get(key)):
+            test_id = _test_id(test, with_file)
+            if test_id is not None:
+                result.set(test_id, status)
+                count += 1
+    if missing_file:
+        result.notes.append(f"{missing_file} tests without a 'file' field were left out")
+    return count
+
+
+def parse_mocha_like(text: str, *, with_file: bool) -> ParseResult:
+    """Parse every mocha JSON report in ``text`` (see the module docstring)."""
+    result = ParseResult()
+    text = strip_ansi(text)
+    reports = list(find_reports(text, _START_KEYS, _is_report))
+    if len(reports) > 1:
+        result.notes.append(f"{len(reports)} mocha JSON reports in the log; merged")
+    for report in reports:
+        result.parsed_anything = True
+        count = _add_report(result, report, with_file)
+        if not report.complete:
+            result.notes.append(
+                f"mocha JSON report at offset {report.start} is truncated; "
+                f"recovered {count} test entries"
+            )
+    return result
+
+
+@register("mocha_json")
+def parse_mocha_json(text: str) -> ParseResult:
+    """Mocha ``--reporter json``: id is ``fullTitle``."""
+    return parse_mocha_like(text, with_file=False)
+
+
+@register("mocha_json_file")
+def parse_mocha_json_file(text: str) -> ParseResult:
+    """Mocha JSON with the test file (material-ui's reporter): ``<file>-><fullTitle>``."""
+    return parse_mocha_like(text, with_file=True)

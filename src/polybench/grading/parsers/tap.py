@@ -1,0 +1,203 @@
+"""TAP (Test Anything Protocol) streams: node:test, mocha ``--reporter tap``, QUnit, tape.
+
+Two id flavours:
+
+* ``tap``: the test description, i.e. the text after ``ok N - `` / ``not ok N - `` (the
+  dash is optional, as in mocha's TAP), with the directive (``# SKIP``/``# TODO``) removed
+  and TAP escapes (``\\#``, ``\\\\``, ``\\n``...) undone. Nested subtests (node:test) give
+  their own description too.
+* ``tap_raw``: the whole text after ``ok `` / ``not ok `` on a top-level line, TAP number
+  and directive included (``285 Core > Object3D > set``, ``445 # TODO Loaders > load``),
+  which is how the official harness names three.js/svelte TAP tests.
+
+Statuses: ``ok`` passed, ``not ok`` failed, ``# SKIP`` skipped, ``not ok # TODO`` xfail.
+
+Lines that only look like TAP are ignored: YAML diagnostic blocks are skipped, indented
+lines count only inside a ``# Subtest:`` announced by the stream, and a test number that
+breaks the sequence of its level is rejected: a number already used (a test printing
+``ok 1 - foo`` mid-run) unless a new stream has started (``TAP version``, or after a
+plan), and a number jumping ahead when the very next line carries the expected number.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from polybench.grading.parsers._text import iter_lines, leading_spaces
+from polybench.grading.parsers.base import ParseResult, TestStatus, register
+
+_TEST_LINE = re.compile(r"(not )?ok(?=\s|$)(.*)")
+_NUMBER = re.compile(r"\s+(\d+)(?=\s|$)")
+_DIRECTIVE = re.compile(r"(?:^|(?<=\s))(?<!\\)#\s*(skip|todo)\w*\s*(.*)$", re.IGNORECASE)
+_PLAN = re.compile(r"\s*1\.\.\d+\s*(?:#.*)?$")
+_VERSION = re.compile(r"\s*TAP version \d+\s*$")
+_SUBTEST = re.compile(r"#\s*Subtest(?::|\s)")
+_UNESCAPE = re.compile(r"\\([\\#nrtbf])")
+_ESCAPES = {"\\": "\\", "#": "#", "n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f"}
+
+
+def _unescape(text: str) -> str:
+    if "\\" not in text:
+        return text
+    return _UNESCAPE.sub(lambda match: _ESCAPES[match.group(1)], text)
+
+
+@dataclass
+class _Level:
+    last: int = 0
+    plan_seen: bool = False
+    # A line whose number jumps ahead waits here: if the next line carries the number
+    # that was expected, the jump was printed by a test and is dropped.
+    tentative: tuple[int, str, TestStatus] | None = None
+
+
+@dataclass
+class _TapState:
+    raw: bool
+    result: ParseResult = field(default_factory=ParseResult)
+    levels: dict[int, _Level] = field(default_factory=dict)
+    yaml_indent: int | None = None
+    last_test_indent: int | None = None
+    rejected: int = 0
+
+    def commit(self, level: _Level) -> None:
+        if level.tentative is not None:
+            number, test_id, status = level.tentative
+            level.tentative = None
+            level.last = number
+            self.result.set(test_id, status)
+
+    def reset(self) -> None:
+        for level in self.levels.values():
+            self.commit(level)
+        self.levels = {0: _Level()}
+        self.yaml_indent = None
+
+    def close_deeper(self, indent: int) -> None:
+        for key in [key for key in self.levels if key > indent]:
+            self.commit(self.levels.pop(key))
+
+    def feed(self, line: str) -> None:
+        stripped = line.strip()
+        indent = leading_spaces(line)
+        if self.yaml_indent is not None:
+            if stripped == "..." and indent <= self.yaml_indent:
+                self.yaml_indent = None
+            elif stripped and indent < self.yaml_indent:
+                self.yaml_indent = None
+                self.feed(line)
+            return
+        if not stripped:
+            return
+        if (
+            stripped == "---"
+            and self.last_test_indent is not None
+            and indent > self.last_test_indent
+        ):
+            self.yaml_indent = indent
+            self.last_test_indent = None
+            return
+        self.last_test_indent = None
+        body = line[indent:]
+        if _VERSION.match(line) and indent == 0:
+            self.reset()
+            return
+        if _SUBTEST.match(body):
+            self.close_deeper(indent)
+            self.levels.setdefault(indent, _Level())
+            self.levels[indent + 4] = _Level()
+            return
+        if _PLAN.match(body):
+            level = self.levels.get(indent)
+            if level is not None:
+                self.commit(level)
+                level.plan_seen = True
+            return
+        if body.startswith("Bail out!") and indent == 0:
+            self.result.notes.append(f"TAP bail out: {body[9:].strip()}")
+            return
+        match = _TEST_LINE.match(body)
+        if match is None:
+            return
+        self._test_line(line, indent, match.group(1) is not None, match.group(2))
+
+    def _identify(self, line: str, failed: bool, description: str) -> tuple[str, TestStatus]:
+        directive = _DIRECTIVE.search(description)
+        kind = directive.group(1).lower() if directive else ""
+        status = TestStatus.FAILED if failed else TestStatus.PASSED
+        if kind == "skip":
+            status = TestStatus.SKIPPED
+        elif kind == "todo" and failed:
+            status = TestStatus.XFAIL
+        if self.raw:
+            return line[len("not ok ") if failed else len("ok ") :], status
+        name = description[: directive.start()] if directive else description
+        name = name.strip()
+        if name.startswith("- "):
+            name = name[2:]
+        elif name == "-":
+            name = ""
+        if not name and directive:
+            name = directive.group(2).strip()
+        return _unescape(name), status
+
+    def _test_line(self, line: str, indent: int, failed: bool, rest: str) -> None:
+        level = self.levels.get(indent)
+        if level is None or (self.raw and indent != 0):
+            return
+        number_match = _NUMBER.match(rest)
+        description = rest[number_match.end() :] if number_match else rest
+        test_id, status = self._identify(line, failed, description)
+        number = int(number_match.group(1)) if number_match else None
+        if level.tentative is not None:
+            if number == level.last + 1:
+                level.tentative = None  # the jump was printed by a test
+                self.rejected += 1
+            else:
+                self.commit(level)
+        if number is None:
+            number = level.last + 1
+        elif number <= level.last:
+            if number == 1 and level.plan_seen:
+                level.last, level.plan_seen = 0, False
+            else:
+                self.rejected += 1
+                return
+        self.close_deeper(indent)
+        self.last_test_indent = indent
+        if number > level.last + 1:
+            level.tentative = (number, test_id, status) if test_id else None
+            return
+        level.last = number
+        if test_id:
+            self.result.set(test_id, status)
+
+    def finish(self) -> None:
+        for level in self.levels.values():
+            self.commit(level)
+
+
+def _parse_tap(text: str, raw: bool) -> ParseResult:
+    state = _TapState(raw=raw)
+    state.reset()
+    for line in iter_lines(text):
+        state.feed(line)
+    state.finish()
+    if state.rejected:
+        state.result.notes.append(
+            f"ignored {state.rejected} TAP-looking lines out of sequence (printed by tests?)"
+        )
+    return state.result
+
+
+@register("tap")
+def parse_tap(text: str) -> ParseResult:
+    """TAP: id is the test description (text after ``ok N - ``), directives removed."""
+    return _parse_tap(text, raw=False)
+
+
+@register("tap_raw")
+def parse_tap_raw(text: str) -> ParseResult:
+    """TAP, official three.js/svelte ids: the whole text after ``ok ``/``not ok ``."""
+    return _parse_tap(text, raw=True)

@@ -1,0 +1,168 @@
+"""unittest ``-v`` logs (``python -m unittest -v``, ``python -m pytest`` not included).
+
+Id: ``<module.Class>:<test>:<params>``; params are the subTest parameters without the
+parentheses (``i=1, s='a b'``) and empty for the test itself (a trailing ``:``). Python
+3.11+ prints ``test (module.Class.test)``; the repeated test name is dropped so both
+forms give the same id.
+
+Statuses: ``ok`` passed, ``FAIL`` and ``unexpected success`` failed, ``ERROR`` errored,
+``skipped ...`` skipped, ``expected failure`` xfail. A failing subTest also fails its
+test. The ``FAIL:``/``ERROR:`` headers of the error report confirm failures.
+
+A test's status may come on a later line (the test printed something first, or the
+description line of a docstring). While a test waits for its status, lines that look
+like other tests' results are held back and dropped once the waiting test's own status
+arrives: they were printed by the test. Held-back lines are kept if the status never
+comes (a crash), so one garbled line cannot hide the rest of the run.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from polybench.grading.parsers._text import iter_lines
+from polybench.grading.parsers.base import ParseResult, TestStatus, register
+
+_HEADER = re.compile(
+    r"(?P<test>[^\s()]+) \((?P<cls>[^\s()]+)\)"
+    r"(?: \((?P<params>.*?)\))?(?P<tail>(?: \.\.\.(?: .*)?)?)$"
+)
+_STATUS_TEXT = re.compile(
+    r"(?P<st>ok|FAIL|ERROR|skipped(?: .*)?|expected failure|unexpected success)\s*$"
+)
+_REPORT = re.compile(
+    r"(?P<st>FAIL|ERROR|UNEXPECTED SUCCESS): (?P<test>[^\s()]+) \((?P<cls>[^\s()]+)\)"
+    r"(?: \((?P<params>.*)\))?\s*$"
+)
+_RAN = re.compile(r"Ran \d+ tests? in ")
+_HOLD_LIMIT = 200
+
+
+def _status(text: str) -> TestStatus | None:
+    match = _STATUS_TEXT.fullmatch(text.strip())
+    if match is None:
+        return None
+    word = match.group("st")
+    if word == "ok":
+        return TestStatus.PASSED
+    if word in ("FAIL", "unexpected success", "UNEXPECTED SUCCESS"):
+        return TestStatus.FAILED
+    if word == "ERROR":
+        return TestStatus.ERRORED
+    if word == "expected failure":
+        return TestStatus.XFAIL
+    return TestStatus.SKIPPED
+
+
+def unittest_id(test: str, cls: str, params: str | None) -> str:
+    """Official id; drops the ``.test`` suffix Python 3.11+ appends to the class path."""
+    suffix = "." + test
+    if cls.endswith(suffix) and len(cls) > len(suffix):
+        cls = cls[: -len(suffix)]
+    return f"{cls}:{test}:{params or ''}"
+
+
+@dataclass
+class _State:
+    result: ParseResult = field(default_factory=ParseResult)
+    pending: str | None = None
+    held: list[tuple[str, TestStatus | None]] = field(default_factory=list)
+    in_report: bool = False
+
+    def resolve(self, status: TestStatus) -> None:
+        if self.pending is not None:
+            self.result.set(self.pending, status)
+        self.pending = None
+        self.held.clear()
+
+    def release_held(self) -> None:
+        """The waiting test never got a status: keep what was held back."""
+        held, self.held = self.held, []
+        self.pending = None
+        for test_id, status in held:
+            if status is None:
+                self.pending = test_id
+            else:
+                self.result.set(test_id, status)
+
+    def header(self, test_id: str, parent: str, params: str | None, tail: str) -> None:
+        status = _status(tail[4:]) if tail.startswith(" ...") else None
+        if params is not None:
+            if status is not None:
+                self.result.set(test_id, status)
+                if status in (TestStatus.FAILED, TestStatus.ERRORED):
+                    self.result.set(parent, status)
+                if self.pending == parent:
+                    self.pending = None
+                    self.held.clear()
+            return
+        if self.pending is not None:
+            self.held.append((test_id, status))
+            if len(self.held) > _HOLD_LIMIT:
+                self.release_held()
+            return
+        if status is None:
+            self.pending = test_id
+        else:
+            self.result.set(test_id, status)
+
+    def other_line(self, line: str) -> None:
+        if self.pending is None:
+            return
+        status = _status(line)
+        if status is None and " ... " in line:
+            status = _status(line.rsplit(" ... ", 1)[1])
+        if status is not None:
+            self.resolve(status)
+
+
+def parse_unittest_text(text: str) -> ParseResult:
+    """Parse a unittest verbose log (see the module docstring)."""
+    state = _State()
+    for line in iter_lines(text):
+        if line.startswith("=====") and not line.strip("="):
+            state.in_report = True
+            state.release_held()
+            continue
+        if _RAN.match(line):
+            state.in_report = False
+            state.release_held()
+            continue
+        if state.in_report:
+            report = _REPORT.match(line)
+            if report is not None:
+                test_id = unittest_id(report.group("test"), report.group("cls"), None)
+                status = _status(report.group("st")) or TestStatus.FAILED
+                params = report.group("params")
+                if params is not None:
+                    state.result.set(
+                        unittest_id(report.group("test"), report.group("cls"), params), status
+                    )
+                if report.group("test") not in (
+                    "setUpClass",
+                    "tearDownClass",
+                    "setUpModule",
+                    "tearDownModule",
+                ):
+                    state.result.set(test_id, status)
+                else:
+                    state.result.notes.append(f"fixture error: {line.strip()}")
+            continue
+        header = _HEADER.match(line.lstrip()) if "(" in line else None
+        if header is None:
+            state.other_line(line)
+            continue
+        test, cls = header.group("test"), header.group("cls")
+        params = header.group("params")
+        parent = unittest_id(test, cls, None)
+        test_id = unittest_id(test, cls, params) if params is not None else parent
+        state.header(test_id, parent, params, header.group("tail"))
+    state.release_held()
+    return state.result
+
+
+@register("unittest")
+def parse_unittest(text: str) -> ParseResult:
+    """unittest ``-v`` log: ``module.Class:test:params``."""
+    return parse_unittest_text(text)
