@@ -198,3 +198,26 @@ def test_junit_console_parameterised_and_printed_lines() -> None:
         "CalcJ5Test.positive(int) [2] 2": "passed",
         "CalcJ5Test.aborted": "skipped",
     }
+
+
+def test_jest_default_reporter_all_passing_is_recognised() -> None:
+    result = result_of(
+        "jest_verbose", "PASS test/a.test.js\nPASS test/b.test.js\n\nTests: 9 passed\n"
+    )
+    assert result.parsed_anything and result.statuses == {}
+
+
+def test_vitest_default_reporter_lines_without_describes_are_left_out() -> None:
+    log = (
+        " RUN  v4.1.12 /testbed\n\n"
+        " \u276f vt/calc.test.ts (5 tests | 1 failed | 1 skipped | 1 todo) 5ms\n"
+        "     \u2713 adds numbers 1ms\n"
+        "     \u00d7 subtracts numbers 3ms\n"
+        "       \u2713 deep ok 0ms\n\n"
+        " FAIL  vt/calc.test.ts > calc > subtracts numbers\n"
+    )
+    result = result_of("vitest_verbose", log)
+    assert {k: v.value for k, v in result.statuses.items()} == {
+        "/testbed/vt/calc.test.ts->calc subtracts numbers": "failed"
+    }
+    assert "describe blocks" in result.notes[0]

@@ -109,3 +109,14 @@ def test_pytest_or_unittest_picks_the_format() -> None:
     assert run("pytest_or_unittest", "test_a (m.C) ... ok\n") == {"m.C:test_a:": "passed"}
     pytest_log = "==== test session starts ====\nt.py::test_a PASSED [100%]\n"
     assert run("pytest_or_unittest", pytest_log) == {"t.py:None:test_a": "passed"}
+
+
+def test_ordinary_log_lines_are_not_tests() -> None:
+    log = (
+        "Downloading (model.bin) 100%\n"
+        "Loading checkpoint (shards.safetensors)\n"
+        "test_a (m.C) ... ok\n"
+        "ok\n"
+        "test_b (m.C) ... FAIL\n"
+    )
+    assert run("unittest", log) == {"m.C:test_a:": "passed", "m.C:test_b:": "failed"}

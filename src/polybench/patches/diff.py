@@ -6,7 +6,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 
-from unidiff import PatchSet
+from unidiff.patch import PatchSet
 from unidiff.errors import UnidiffParseError
 
 DEV_NULL = "/dev/null"

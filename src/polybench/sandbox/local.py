@@ -56,6 +56,15 @@ def _root_binds() -> list[str]:
     return args
 
 
+def _hidden_path_entries(search_path: str) -> list[Path]:
+    """``PATH`` directories under ``/tmp``, which the private ``/tmp`` would hide."""
+    hidden = []
+    for entry in search_path.split(os.pathsep):
+        if entry.startswith("/tmp/") and os.path.isdir(entry):
+            hidden.append(Path(entry))
+    return hidden
+
+
 class LocalSandbox:
     """A repository checkout on this machine; see the module docstring."""
 
@@ -156,7 +165,7 @@ class LocalSandbox:
             return argv
         wrapped = ["bwrap", *self._binds]
         wrapped += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-        for path in self.read_only_paths:
+        for path in (*self.read_only_paths, *_hidden_path_entries(env.get("PATH", ""))):
             wrapped += ["--ro-bind", str(path), str(path)]
         wrapped += ["--bind", str(self.checkout), TESTBED, "--bind", str(self.scratch), SCRATCH]
         wrapped += ["--unshare-pid", "--die-with-parent", "--new-session", "--chdir", cwd]

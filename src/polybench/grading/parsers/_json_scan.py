@@ -16,6 +16,39 @@ from typing import Any
 
 _DECODER = json.JSONDecoder(strict=False)
 _WS = " \t\n\r"
+_FIRST_WINDOW = 4096
+_WINDOW_GROWTH = 16
+_EDGE = 8
+
+
+def decode_at(text: str, pos: int) -> tuple[Any, int]:
+    """``raw_decode`` of the value at ``pos``, with a cost bounded by the value's size.
+
+    A failed ``raw_decode`` on the whole log costs time proportional to ``pos`` (the
+    error computes its line number), which makes many failed candidates quadratic. The
+    value is first decoded from growing windows of the text; only a value reaching the
+    end of the log is decoded in place. Raises ``ValueError`` when it is not valid JSON.
+    """
+    size = len(text)
+    window = _FIRST_WINDOW
+    while pos + window < size:
+        chunk = text[pos : pos + window]
+        try:
+            value, end = _DECODER.raw_decode(chunk)
+        except json.JSONDecodeError as exc:
+            cut_by_window = exc.pos >= len(chunk) - _EDGE or exc.msg.startswith("Unterminated")
+            if not cut_by_window:
+                raise
+        except RecursionError as exc:
+            raise ValueError("JSON nested too deeply") from exc
+        else:
+            if end < len(chunk) or isinstance(value, (dict, list, str)):
+                return value, pos + end
+        window *= _WINDOW_GROWTH
+    try:
+        return _DECODER.raw_decode(text, pos)
+    except RecursionError as exc:
+        raise ValueError("JSON nested too deeply") from exc
 
 
 @dataclass
@@ -43,9 +76,9 @@ def decode_partial(text: str, pos: int, depth: int = 0) -> tuple[Any, int, bool]
     value times its nesting depth.
     """
     try:
-        value, end = _DECODER.raw_decode(text, pos)
+        value, end = decode_at(text, pos)
         return value, end, True
-    except (ValueError, RecursionError):
+    except ValueError:
         pass
     if pos >= len(text) or depth > 64:
         return None, pos, False
@@ -64,7 +97,7 @@ def _partial_object(text: str, pos: int, depth: int) -> tuple[Any, int, bool]:
         if text[pos] == "}":
             return result, pos + 1, True
         try:
-            key, pos = _DECODER.raw_decode(text, pos)
+            key, pos = decode_at(text, pos)
         except ValueError:
             return result, pos, False
         if not isinstance(key, str):
@@ -154,8 +187,8 @@ def items_after(
         if match is None:
             return
         try:
-            value, end = _DECODER.raw_decode(text, match.start())
-        except (ValueError, RecursionError):
+            value, end = decode_at(text, match.start())
+        except ValueError:
             pos = match.start() + 1
             continue
         if isinstance(value, dict):

@@ -60,6 +60,7 @@ def parse_jest_verbose(text: str) -> ParseResult:
         if header is not None:
             current = _file_id(header.group("rest"))
             in_tree, stack = True, []
+            result.parsed_anything = True
             continue
         if not line.strip():
             in_tree = False

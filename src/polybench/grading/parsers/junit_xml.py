@@ -43,9 +43,9 @@ _OUTCOME_RANK = {TestStatus.SKIPPED: 1, TestStatus.FAILED: 2, TestStatus.ERRORED
 
 def _attributes(raw: str) -> dict[str, str]:
     attrs: dict[str, str] = {}
-    for match in _ATTR.finditer(raw):
-        value = match.group(2) if match.group(2) is not None else match.group(3)
-        attrs[match.group(1)] = html.unescape(value or "")
+    for key, double, single in _ATTR.findall(raw):
+        value = double or single
+        attrs[key] = html.unescape(value) if "&" in value else value
     return attrs
 
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 from polybench.grading.parsers.base import LogParser, ParseResult, registered_parsers
 
 
+_MAX_NOTES = 20
+
+
 class UnknownParserError(KeyError):
     """Raised for a parser name that is not registered."""
 
@@ -24,9 +27,13 @@ def _guarded(name: str, func: LogParser) -> LogParser:
         elif text is None:
             text = ""
         try:
-            return func(text)
+            result = func(text)
         except Exception as exc:  # a parser must never take the harness down
             return ParseResult(notes=[f"parser {name!r} crashed: {type(exc).__name__}: {exc}"])
+        if len(result.notes) > _MAX_NOTES:
+            extra = len(result.notes) - _MAX_NOTES
+            result.notes[_MAX_NOTES:] = [f"... and {extra} more notes"]
+        return result
 
     run.__name__ = getattr(func, "__name__", name)
     run.__doc__ = func.__doc__

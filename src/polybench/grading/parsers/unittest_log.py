@@ -9,6 +9,10 @@ Statuses: ``ok`` passed, ``FAIL`` and ``unexpected success`` failed, ``ERROR`` e
 ``skipped ...`` skipped, ``expected failure`` xfail. A failing subTest also fails its
 test. The ``FAIL:``/``ERROR:`` headers of the error report confirm failures.
 
+Only ``name (dotted.Class)`` lines whose name starts with ``test`` (unittest's method
+prefix), or that use the 3.11+ form, are taken for tests, so that ordinary log lines
+such as ``Downloading (model.bin)`` are not.
+
 A test's status may come on a later line (the test printed something first, or the
 description line of a docstring). While a test waits for its status, lines that look
 like other tests' results are held back and dropped once the waiting test's own status
@@ -36,7 +40,15 @@ _REPORT = re.compile(
     r"(?: \((?P<params>.*)\))?\s*$"
 )
 _RAN = re.compile(r"Ran \d+ tests? in ")
-_HOLD_LIMIT = 200
+_HOLD_LIMIT = 50
+_TEST_PREFIXES = ("test", "runTest")
+
+
+def _looks_like_test(test: str, cls: str) -> bool:
+    """A unittest result names a dotted class path and a test method."""
+    if "." not in cls:
+        return False
+    return cls.endswith("." + test) or test.startswith(_TEST_PREFIXES)
 
 
 def _status(text: str) -> TestStatus | None:
@@ -154,6 +166,9 @@ def parse_unittest_text(text: str) -> ParseResult:
             state.other_line(line)
             continue
         test, cls = header.group("test"), header.group("cls")
+        if not _looks_like_test(test, cls):
+            state.other_line(line)
+            continue
         params = header.group("params")
         parent = unittest_id(test, cls, None)
         test_id = unittest_id(test, cls, params) if params is not None else parent

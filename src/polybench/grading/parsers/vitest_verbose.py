@@ -5,7 +5,9 @@ directory printed on the ``RUN`` line (``/testbed`` when absent) and ``fullName`
 describe titles and test title joined by spaces.
 
 * vitest 2+ prints one line per test: `` ✓ file > suite > test 3ms``;
-* vitest 0.x/1.x prints a tree: `` ✓ file (3)`` then indented suites and tests.
+* vitest 0.x/1.x prints a tree: `` ✓ file (3)`` then suites and tests, two spaces deeper
+  per level. Lines that skip a level (vitest's default reporter lists a failing file's
+  tests without their describe blocks) are left out, since their names are incomplete.
 
 ``✓`` passed, ``✗`` (or the multiplication sign) failed, ``↓`` skipped, ``□`` todo (skipped). The
 `` FAIL  file > suite > test`` headers of the failure section confirm failures.
@@ -52,10 +54,12 @@ def parse_vitest_verbose(text: str) -> ParseResult:
     tree_file: str | None = None
     tree_indent = 0
     stack: list[tuple[int, str]] = []
+    elided = 0
     for line in iter_lines(text):
         run = _RUN.match(line)
         if run is not None:
             root = run.group("root").rstrip("/") or "/"
+            result.parsed_anything = True
             continue
         fail = _FAIL_HEADER.match(line)
         if fail is not None:
@@ -86,9 +90,19 @@ def parse_vitest_verbose(text: str) -> ParseResult:
             continue
         while stack and stack[-1][0] >= indent:
             stack.pop()
+        if indent != (stack[-1][0] if stack else tree_indent) + 2:
+            # Not a verbose tree: vitest's default reporter lists a failing file's tests
+            # without their describe blocks, so their full names cannot be rebuilt.
+            elided += 1
+            continue
         if counted is not None:  # a describe block with its test count
             stack.append((indent, body[: counted.start()]))
             continue
         full_name = " ".join([*(name for _, name in stack), body])
         result.set(f"{tree_file}->{full_name}", status)
+    if elided:
+        result.notes.append(
+            f"{elided} test lines without their describe blocks were left out "
+            "(vitest's default reporter? run with --reporter=verbose)"
+        )
     return result

@@ -1,0 +1,132 @@
+"""Harness overhead per instance on a warm cache.
+
+For each instance of a dataset (default: ``mini``) this measures, in the same run:
+
+* baseline: the instance's test command alone, run with ``bash -c`` in a checkout that
+  already has the gold and test patches applied and the environment linked in;
+* harness: a whole ``InstanceRunner.run`` of the gold prediction (fresh checkout, patch
+  checks, the apply chain, test-file restore, eval script in the sandbox, parsing,
+  grading, artifacts), with the repository clone and environment caches warm.
+
+It prints per-instance medians, the overhead (harness minus baseline) and the ratio, and
+writes the table as Markdown. Run: ``python benchmarks/bench_overhead.py [--repeat 3]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from polybench.dataset.builtin import load_builtin, materialise_builtin_repos
+from polybench.dataset.models import Instance, Prediction
+from polybench.environments.manager import EnvironmentManager
+from polybench.environments.provider import LocalProvider
+from polybench.environments.repos import RepoStore
+from polybench.runner.artifacts import InstanceArtifacts
+from polybench.runner.instance import InstanceRunner
+from polybench.sandbox.process import run_process
+
+
+def _git(checkout: Path, *args: str, stdin: str | None = None) -> None:
+    subprocess.run(
+        ["git", "-C", str(checkout), *args], input=stdin, text=True, check=True, capture_output=True
+    )
+
+
+def baseline_seconds(provider: LocalProvider, instance: Instance, repeat: int) -> float:
+    """Median seconds of the bare test command in a prepared checkout."""
+    ready = provider.provide(instance)
+    sandbox = ready.sandbox
+    try:
+        checkout = Path(sandbox.host_path(sandbox.workdir))
+        _git(checkout, "apply", "-", stdin=instance.patch)
+        _git(checkout, "apply", "-", stdin=instance.test_patch)
+        ready.activate()
+        env = {**ready.environment.exec_env(sandbox.workdir), "PYTHONDONTWRITEBYTECODE": "1"}
+        times = []
+        for _ in range(repeat):
+            result = sandbox.exec(["bash", "-c", instance.test_command], env=env, timeout=600)
+            times.append(result.duration)
+        return statistics.median(times)
+    finally:
+        sandbox.cleanup()
+
+
+def harness_seconds(runner: InstanceRunner, instance: Instance, repeat: int, out: Path) -> float:
+    """Median wall seconds of a full gold evaluation of ``instance``."""
+    prediction = Prediction(instance_id=instance.instance_id, model_patch=instance.patch)
+    times = []
+    for attempt in range(repeat):
+        artifacts = InstanceArtifacts(out / f"{instance.instance_id}-{attempt}")
+        started = time.monotonic()
+        result = runner.run(instance, prediction, artifacts)
+        times.append(time.monotonic() - started)
+        if not result.resolved:
+            raise SystemExit(f"{instance.instance_id} did not resolve: {result.reason}")
+    return statistics.median(times)
+
+
+def main() -> None:
+    """Measure and print the overhead table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--isolation", default="auto")
+    parser.add_argument("--output", type=Path, default=Path("benchmarks/results/overhead.md"))
+    args = parser.parse_args()
+
+    instances = load_builtin("mini")
+    with tempfile.TemporaryDirectory(prefix="polybench-bench-") as scratch:
+        repo_dir = Path(scratch) / "repos"
+        materialise_builtin_repos("mini", repo_dir)
+        provider = LocalProvider(
+            RepoStore(repo_dir), EnvironmentManager(), isolation=args.isolation
+        )
+        runner = InstanceRunner(provider)
+        print("warming caches (environments, clones)...", file=sys.stderr)
+        for instance in instances:
+            harness_seconds(runner, instance, 1, Path(scratch) / "warm")
+        # The baseline runs the test command in the same kind of sandbox, so the difference
+        # is what the harness adds around it.
+        bare = LocalProvider(RepoStore(repo_dir), EnvironmentManager(), isolation="none")
+        rows = []
+        for instance in instances:
+            base = baseline_seconds(bare, instance, args.repeat)
+            full = harness_seconds(runner, instance, args.repeat, Path(scratch) / "runs")
+            rows.append((instance.instance_id, instance.language.value, base, full))
+            print(
+                f"{instance.instance_id}: test command {base:.2f}s, harness {full:.2f}s",
+                file=sys.stderr,
+            )
+
+    lines = [
+        f"Harness overhead per instance (warm caches, median of {args.repeat}, "
+        f"isolation {args.isolation})",
+        "",
+        "| instance | language | test command (s) | harness (s) | overhead (s) | ratio |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for instance_id, language, base, full in rows:
+        lines.append(
+            f"| {instance_id} | {language} | {base:.2f} | {full:.2f} | "
+            f"{full - base:.2f} | {full / base:.2f}x |"
+        )
+    overheads = [full - base for _, _, base, full in rows]
+    ratios = [full / base for _, _, base, full in rows]
+    lines += [
+        "",
+        f"median overhead {statistics.median(overheads):.2f}s per instance "
+        f"(mean {statistics.mean(overheads):.2f}s); median ratio {statistics.median(ratios):.2f}x",
+    ]
+    text = "\n".join(lines)
+    print(text)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(text + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+"""End-to-end fixtures: the mini dataset, one cache shared by the whole session."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from polybench.dataset.builtin import load_builtin
+from polybench.dataset.models import Instance
+
+
+@pytest.fixture(scope="session")
+def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One polybench cache for the session, so environments are installed once.
+
+    ``POLYBENCH_TEST_CACHE`` reuses a cache across sessions when set.
+    """
+    explicit = os.environ.get("POLYBENCH_TEST_CACHE")
+    if explicit:
+        return Path(explicit)
+    # Under pytest-xdist every worker gets its own base temp; share the parent instead.
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    cache = root / "polybench-cache"
+    cache.mkdir(exist_ok=True)
+    return cache
+
+
+@pytest.fixture
+def cache_env(shared_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv("POLYBENCH_CACHE_DIR", str(shared_cache))
+    yield shared_cache
+
+
+@pytest.fixture(scope="session")
+def mini() -> dict[str, Instance]:
+    return {instance.instance_id: instance for instance in load_builtin("mini")}
+
+
+def run_cli(
+    args: list[str], cache: Path, timeout: float = 1200, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``polybench`` as a user would, in a subprocess."""
+    full_env = dict(os.environ, POLYBENCH_CACHE_DIR=str(cache), COLUMNS="200", **(env or {}))
+    return subprocess.run(
+        [sys.executable, "-m", "polybench", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=full_env,
+    )
+
+
+def read_report(run_dir: Path) -> dict[str, Any]:
+    return dict(json.loads((run_dir / "report.json").read_text()))

@@ -1,0 +1,48 @@
+"""Adversarial inputs must stay fast: no catastrophic regexes, no quadratic rescans.
+
+Each input is ~60 kB; a linear parser needs milliseconds, a quadratic one seconds.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from polybench.grading.parsers import known_parsers, registered_parsers
+
+N = 20_000
+PATHOLOGICAL = {
+    "equals": "=" * (3 * N) + "x",
+    "colons": "a" + "::" * N + " PASSED",
+    "brackets": "t.py::x[" + "]" * (3 * N),
+    "bracket_dashes": "FAILED t.py::x[" + "] - " * N,
+    "angles": "<testsuite " + "<" * (3 * N),
+    "open_attribute": '<?xml ?><testsuite><testcase name="' + "a" * (3 * N),
+    "attributes": "<testsuite>" + '<testcase a="1" ' * (N // 4),
+    "parens": "test_x (" + "(" * (3 * N),
+    "close_parens": "test_x (a.b) (" + ")" * (3 * N),
+    "json_brackets": '{"stats":' + "[" * N,
+    "json_bad_items": '{"testResults":[' + '{"name":"x",' * (N // 4),
+    "json_open_errs": '{"stats":{},"tests":[' + '{"fullTitle":"x","err":{' * (N // 8),
+    "json_many_reports": '{"numFailedTests":1,"numTotalTests":2,' * (N // 8),
+    "json_open_strings": '{"stats": "' * (N // 4),
+    "hashes": "ok 1 " + "# " * N,
+    "indent": " " * (3 * N) + "ok 1 - x",
+    "subtests": "# Subtest: x\n" * (N // 4) + "ok 1 - y\n",
+    "tree": "\u2502  " * N + "\u251c\u2500 x \u2714",
+    "durations": "\u2714 " + "(1ms) " * (N // 2),
+    "arrows": " \u2713 a" + " > " * N,
+    "cdata": "<?xml ?><testsuite>" + "<![CDATA[" * (N // 2),
+    "declarations": "<?xml " * (N // 2),
+}
+
+
+@pytest.mark.parametrize("name", known_parsers())
+def test_pathological_inputs_are_linear(name: str) -> None:
+    parser = registered_parsers()[name]
+    for case, text in PATHOLOGICAL.items():
+        start = time.perf_counter()
+        parser(text)
+        elapsed = time.perf_counter() - start
+        assert elapsed < 1.0, f"{name} took {elapsed:.2f}s on {case}"
