@@ -29,7 +29,6 @@ from polybench.environments.provider import LocalProvider
 from polybench.environments.repos import RepoStore
 from polybench.runner.artifacts import InstanceArtifacts
 from polybench.runner.instance import InstanceRunner
-from polybench.sandbox.process import run_process
 
 
 def _git(checkout: Path, *args: str, stdin: str | None = None) -> None:

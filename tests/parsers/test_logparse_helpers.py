@@ -6,7 +6,12 @@ import json
 
 import pytest
 
-from polybench.grading.parsers._json_scan import decode_at, decode_partial, find_reports
+from polybench.grading.parsers._json_scan import (
+    DecodeError,
+    ReportScanner,
+    decode_at,
+    decode_partial,
+)
 from polybench.grading.parsers._text import iter_lines, strip_ansi
 
 
@@ -44,8 +49,20 @@ def test_decode_at_does_not_accept_a_number_cut_by_the_window() -> None:
 
 
 def test_decode_at_rejects_invalid_json() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(DecodeError) as info:
         decode_at('{"a": 1, {', 0)
+    assert info.value.pos == 9
+    far = "x" * 10_000 + '{"a": [1, 2, }'
+    with pytest.raises(DecodeError) as info:
+        decode_at(far, 10_000)
+    assert info.value.pos == 10_013
+
+
+def test_scanner_budget_stops_adversarial_logs() -> None:
+    text = '{"testResults":[' * 20_000
+    scanner = ReportScanner(text, passes=1)
+    list(scanner.find_reports(("testResults",), lambda data: False))
+    assert scanner.exhausted
 
 
 def test_decode_partial_keeps_complete_members() -> None:
@@ -57,5 +74,6 @@ def test_decode_partial_keeps_complete_members() -> None:
 
 def test_find_reports_uses_the_predicate() -> None:
     text = '{"stats": 1} {"stats": {"tests": 2}, "tests": []} {"stats": {}, "passes": ['
-    found = list(find_reports(text, ("stats",), lambda data: isinstance(data.get("stats"), dict)))
+    scanner = ReportScanner(text)
+    found = list(scanner.find_reports(("stats",), lambda data: isinstance(data.get("stats"), dict)))
     assert [report.complete for report in found] == [True, False]

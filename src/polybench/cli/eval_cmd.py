@@ -29,8 +29,8 @@ from polybench.runner.instance import DEFAULT_TIMEOUT_SECONDS, InstanceRunner, R
 from polybench.runner.run import Runner, RunOutcome, RunPlan, write_run_metadata
 from polybench.sandbox.local import ISOLATION_MODES
 
-console = Console(stderr=False)
-err_console = Console(stderr=True)
+console = Console(soft_wrap=True)
+err_console = Console(stderr=True, soft_wrap=True)
 
 _STATUS_STYLE = {
     Status.RESOLVED: "green",

@@ -6,6 +6,7 @@ import typer
 
 from polybench import __version__
 from polybench.cli.eval_cmd import eval_command
+from polybench.cli.parse_log_cmd import parse_log_command
 
 app = typer.Typer(
     name="polybench",
@@ -15,6 +16,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.command("eval")(eval_command)
+app.command("parse-log")(parse_log_command)
 
 
 @app.command("version")

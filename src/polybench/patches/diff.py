@@ -6,8 +6,8 @@ import posixpath
 import re
 from dataclasses import dataclass
 
-from unidiff.patch import PatchSet
 from unidiff.errors import UnidiffParseError
+from unidiff.patch import PatchSet
 
 DEV_NULL = "/dev/null"
 _HEADER_PATH = re.compile(

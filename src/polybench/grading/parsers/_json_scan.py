@@ -17,38 +17,44 @@ from typing import Any
 _DECODER = json.JSONDecoder(strict=False)
 _WS = " \t\n\r"
 _FIRST_WINDOW = 4096
-_WINDOW_GROWTH = 16
 _EDGE = 8
 
 
+class DecodeError(ValueError):
+    """Invalid JSON at an absolute offset ``pos`` of the log."""
+
+    def __init__(self, message: str, pos: int) -> None:
+        super().__init__(f"{message} at offset {pos}")
+        self.pos = pos
+
+
 def decode_at(text: str, pos: int) -> tuple[Any, int]:
-    """``raw_decode`` of the value at ``pos``, with a cost bounded by the value's size.
+    """``raw_decode`` of the value at ``pos``; raises ``DecodeError`` if it is not JSON.
 
     A failed ``raw_decode`` on the whole log costs time proportional to ``pos`` (the
-    error computes its line number), which makes many failed candidates quadratic. The
-    value is first decoded from growing windows of the text; only a value reaching the
-    end of the log is decoded in place. Raises ``ValueError`` when it is not valid JSON.
+    error computes its line number), so the value is first tried on a small window of
+    the text: garbage candidates fail cheaply, and only values longer than the window
+    are decoded in place.
     """
-    size = len(text)
-    window = _FIRST_WINDOW
-    while pos + window < size:
-        chunk = text[pos : pos + window]
+    if pos + _FIRST_WINDOW < len(text):
+        chunk = text[pos : pos + _FIRST_WINDOW]
         try:
             value, end = _DECODER.raw_decode(chunk)
         except json.JSONDecodeError as exc:
             cut_by_window = exc.pos >= len(chunk) - _EDGE or exc.msg.startswith("Unterminated")
             if not cut_by_window:
-                raise
-        except RecursionError as exc:
-            raise ValueError("JSON nested too deeply") from exc
+                raise DecodeError(exc.msg, pos + exc.pos) from None
+        except RecursionError:
+            raise DecodeError("JSON nested too deeply", pos) from None
         else:
             if end < len(chunk) or isinstance(value, (dict, list, str)):
                 return value, pos + end
-        window *= _WINDOW_GROWTH
     try:
         return _DECODER.raw_decode(text, pos)
-    except RecursionError as exc:
-        raise ValueError("JSON nested too deeply") from exc
+    except json.JSONDecodeError as exc:
+        raise DecodeError(exc.msg, exc.pos) from None
+    except RecursionError:
+        raise DecodeError("JSON nested too deeply", pos) from None
 
 
 @dataclass
@@ -68,29 +74,37 @@ def _skip_ws(text: str, pos: int) -> int:
     return pos
 
 
-def decode_partial(text: str, pos: int, depth: int = 0) -> tuple[Any, int, bool]:
+def decode_partial(
+    text: str, pos: int, depth: int = 0, work: list[int] | None = None
+) -> tuple[Any, int, bool]:
     """Decode the JSON value at ``pos`` as far as it is well formed.
 
     Returns ``(value, end, complete)``. When the value is cut short, containers hold the
-    members decoded before the break and ``complete`` is False. Linear in the size of the
-    value times its nesting depth.
+    members decoded before the break and ``complete`` is False. ``work`` (a one-item
+    list), when given, accumulates the number of characters the decoder went through.
     """
     try:
         value, end = decode_at(text, pos)
+    except DecodeError as exc:
+        if work is not None:
+            work[0] += max(exc.pos - pos, 1)
+    else:
+        if work is not None:
+            work[0] += end - pos
         return value, end, True
-    except ValueError:
-        pass
     if pos >= len(text) or depth > 64:
         return None, pos, False
     opener = text[pos]
     if opener == "{":
-        return _partial_object(text, pos, depth)
+        return _partial_object(text, pos, depth, work)
     if opener == "[":
-        return _partial_array(text, pos, depth)
+        return _partial_array(text, pos, depth, work)
     return None, pos, False
 
 
-def _partial_object(text: str, pos: int, depth: int) -> tuple[Any, int, bool]:
+def _partial_object(
+    text: str, pos: int, depth: int, work: list[int] | None
+) -> tuple[Any, int, bool]:
     result: dict[str, Any] = {}
     pos = _skip_ws(text, pos + 1)
     while pos < len(text):
@@ -98,7 +112,7 @@ def _partial_object(text: str, pos: int, depth: int) -> tuple[Any, int, bool]:
             return result, pos + 1, True
         try:
             key, pos = decode_at(text, pos)
-        except ValueError:
+        except DecodeError:
             return result, pos, False
         if not isinstance(key, str):
             return result, pos, False
@@ -106,7 +120,7 @@ def _partial_object(text: str, pos: int, depth: int) -> tuple[Any, int, bool]:
         if pos >= len(text) or text[pos] != ":":
             return result, pos, False
         pos = _skip_ws(text, pos + 1)
-        value, pos, complete = decode_partial(text, pos, depth + 1)
+        value, pos, complete = decode_partial(text, pos, depth + 1, work)
         if not complete:
             if value is not None:
                 result[key] = value
@@ -120,13 +134,15 @@ def _partial_object(text: str, pos: int, depth: int) -> tuple[Any, int, bool]:
     return result, pos, False
 
 
-def _partial_array(text: str, pos: int, depth: int) -> tuple[Any, int, bool]:
+def _partial_array(
+    text: str, pos: int, depth: int, work: list[int] | None
+) -> tuple[Any, int, bool]:
     items: list[Any] = []
     pos = _skip_ws(text, pos + 1)
     while pos < len(text):
         if text[pos] == "]":
             return items, pos + 1, True
-        value, pos, complete = decode_partial(text, pos, depth + 1)
+        value, pos, complete = decode_partial(text, pos, depth + 1, work)
         if not complete:
             if value is not None:
                 items.append(value)
@@ -146,54 +162,80 @@ def start_pattern(keys: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r'\{\s*"(?:' + alternatives + r')"\s*:')
 
 
-def find_reports(
-    text: str,
-    start_keys: tuple[str, ...],
-    is_report: Callable[[dict[str, Any]], bool],
-) -> Iterator[FoundReport]:
-    """Yield every report in ``text`` whose first key is one of ``start_keys``.
+class ReportScanner:
+    """Finds reports and items in one log, within a work budget linear in its size.
 
-    Complete reports are yielded whole; an incomplete one is yielded with what could be
-    decoded, provided the predicate accepts it. Text inside a report already yielded is
-    not searched again.
+    Every decode attempt is charged the length of text it went through; once the budget
+    (a few passes over the log) is spent, scanning stops and ``exhausted`` is set, so
+    adversarial logs full of almost-JSON cannot make a parser quadratic.
     """
-    pattern = start_pattern(start_keys)
-    pos = 0
-    while True:
-        match = pattern.search(text, pos)
-        if match is None:
-            return
-        start = match.start()
-        value, end, complete = decode_partial(text, start)
-        if isinstance(value, dict) and is_report(value):
-            yield FoundReport(value, complete, start, end)
+
+    def __init__(self, text: str, passes: int = 6) -> None:
+        self.text = text
+        self.budget = passes * len(text) + (1 << 20)
+        self.exhausted = False
+
+    def _charge(self, amount: int) -> bool:
+        self.budget -= max(amount, 1)
+        if self.budget < 0:
+            self.exhausted = True
+        return not self.exhausted
+
+    def find_reports(
+        self, start_keys: tuple[str, ...], is_report: Callable[[dict[str, Any]], bool]
+    ) -> Iterator[FoundReport]:
+        """Yield every report whose first key is one of ``start_keys``.
+
+        Complete reports are yielded whole; an incomplete one is yielded with what could
+        be decoded, provided the predicate accepts it. Text inside a report already
+        yielded (or inside any complete JSON value) is not searched again.
+        """
+        text = self.text
+        pattern = start_pattern(start_keys)
+        pos = 0
+        while not self.exhausted:
+            match = pattern.search(text, pos)
+            if match is None:
+                return
+            start = match.start()
+            work = [0]
+            value, end, complete = decode_partial(text, start, work=work)
+            if not self._charge(work[0]):
+                return
+            if isinstance(value, dict) and is_report(value):
+                yield FoundReport(value, complete, start, end)
+                pos = max(end, start + 1)
+            elif complete:
+                pos = max(end, start + 1)
+            else:
+                pos = start + 1
+
+    def items_after(
+        self, pos: int, item_start: re.Pattern[str], limit: int | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """Yield complete objects starting at matches of ``item_start`` from ``pos`` on.
+
+        Used to resynchronise after a report was interrupted: every later complete item
+        of the same kind is still recovered. Stops at ``limit`` (an offset) when given.
+        """
+        text = self.text
+        stop = len(text) if limit is None else limit
+        while not self.exhausted:
+            match = item_start.search(text, pos, stop)
+            if match is None:
+                return
+            start = match.start()
+            try:
+                value, end = decode_at(text, start)
+            except DecodeError as exc:
+                self._charge(exc.pos - start)
+                pos = start + 1
+                continue
+            if not self._charge(end - start):
+                return
+            if isinstance(value, dict):
+                yield value
             pos = max(end, start + 1)
-        elif complete:
-            pos = max(end, start + 1)
-        else:
-            pos = start + 1
-
-
-def items_after(
-    text: str, pos: int, item_start: re.Pattern[str], limit: int | None = None
-) -> Iterator[tuple[dict[str, Any], int]]:
-    """Yield complete objects starting at matches of ``item_start`` from ``pos`` on.
-
-    Used to resynchronise after a report was interrupted: every later complete item of
-    the same kind is still recovered. Stops at ``limit`` (an offset) when given.
-    """
-    while True:
-        match = item_start.search(text, pos, limit if limit is not None else len(text))
-        if match is None:
-            return
-        try:
-            value, end = decode_at(text, match.start())
-        except ValueError:
-            pos = match.start() + 1
-            continue
-        if isinstance(value, dict):
-            yield value, end
-        pos = max(end, match.start() + 1)
 
 
 def as_str(value: Any) -> str | None:

@@ -14,13 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from polybench.grading.parsers._json_scan import (
-    FoundReport,
-    as_list,
-    as_str,
-    find_reports,
-    items_after,
-)
+from polybench.grading.parsers._json_scan import FoundReport, ReportScanner, as_list, as_str
 from polybench.grading.parsers._text import strip_ansi
 from polybench.grading.parsers.base import ParseResult, TestStatus, register
 
@@ -88,7 +82,8 @@ def parse_jest_like(text: str, *, title_only: bool = False, label: str = "jest")
     """Parse every jest/vitest JSON report in ``text`` (see the module docstring)."""
     result = ParseResult()
     text = strip_ansi(text)
-    reports: list[FoundReport] = list(find_reports(text, _START_KEYS, _is_report))
+    scanner = ReportScanner(text)
+    reports: list[FoundReport] = list(scanner.find_reports(_START_KEYS, _is_report))
     if len(reports) > 1:
         result.notes.append(f"{len(reports)} {label} JSON reports in the log; merged")
     for index, report in enumerate(reports):
@@ -100,12 +95,14 @@ def parse_jest_like(text: str, *, title_only: bool = False, label: str = "jest")
         limit = reports[index + 1].start if index + 1 < len(reports) else None
         recovered = sum(
             _add_suite(result, suite, title_only)
-            for suite, _ in items_after(text, report.end, _SUITE_START, limit)
+            for suite in scanner.items_after(report.end, _SUITE_START, limit)
         )
         result.notes.append(
             f"{label} JSON report at offset {report.start} is truncated or interrupted; "
             f"kept the complete test files ({recovered} tests after the break)"
         )
+    if scanner.exhausted:
+        result.notes.append("stopped searching for JSON: the log is mostly malformed JSON")
     return result
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from polybench.grading.parsers._json_scan import FoundReport, as_list, as_str, find_reports
+from polybench.grading.parsers._json_scan import FoundReport, ReportScanner, as_list, as_str
 from polybench.grading.parsers._text import strip_ansi
 from polybench.grading.parsers.base import ParseResult, TestStatus, register
 
@@ -99,7 +99,8 @@ def parse_mocha_like(text: str, *, with_file: bool) -> ParseResult:
     """Parse every mocha JSON report in ``text`` (see the module docstring)."""
     result = ParseResult()
     text = strip_ansi(text)
-    reports = list(find_reports(text, _START_KEYS, _is_report))
+    scanner = ReportScanner(text)
+    reports = list(scanner.find_reports(_START_KEYS, _is_report))
     if len(reports) > 1:
         result.notes.append(f"{len(reports)} mocha JSON reports in the log; merged")
     for report in reports:
@@ -110,6 +111,8 @@ def parse_mocha_like(text: str, *, with_file: bool) -> ParseResult:
                 f"mocha JSON report at offset {report.start} is truncated; "
                 f"recovered {count} test entries"
             )
+    if scanner.exhausted:
+        result.notes.append("stopped searching for JSON: the log is mostly malformed JSON")
     return result
 
 

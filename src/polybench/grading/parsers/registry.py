@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from polybench.grading.parsers.base import LogParser, ParseResult, registered_parsers
 
-
 _MAX_NOTES = 20
 
 
