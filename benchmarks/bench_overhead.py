@@ -38,22 +38,26 @@ def _git(checkout: Path, *args: str, stdin: str | None = None) -> None:
 
 
 def baseline_seconds(provider: LocalProvider, instance: Instance, repeat: int) -> float:
-    """Median seconds of the bare test command in a prepared checkout."""
-    ready = provider.provide(instance)
-    sandbox = ready.sandbox
-    try:
-        checkout = Path(sandbox.host_path(sandbox.workdir))
-        _git(checkout, "apply", "-", stdin=instance.patch)
-        _git(checkout, "apply", "-", stdin=instance.test_patch)
-        ready.activate()
-        env = {**ready.environment.exec_env(sandbox.workdir), "PYTHONDONTWRITEBYTECODE": "1"}
-        times = []
-        for _ in range(repeat):
+    """Median seconds of the bare test command, each time in a fresh prepared checkout.
+
+    A fresh checkout per repetition keeps build output (``target/``, caches) of one
+    repetition from speeding up the next, exactly as in the harness.
+    """
+    times = []
+    for _ in range(repeat):
+        ready = provider.provide(instance)
+        sandbox = ready.sandbox
+        try:
+            checkout = sandbox.host_path(sandbox.workdir)  # type: ignore[attr-defined]
+            _git(checkout, "apply", "-", stdin=instance.patch)
+            _git(checkout, "apply", "-", stdin=instance.test_patch)
+            ready.activate()
+            env = {**ready.environment.exec_env(sandbox.workdir), "PYTHONDONTWRITEBYTECODE": "1"}
             result = sandbox.exec(["bash", "-c", instance.test_command], env=env, timeout=600)
             times.append(result.duration)
-        return statistics.median(times)
-    finally:
-        sandbox.cleanup()
+        finally:
+            sandbox.cleanup()
+    return statistics.median(times)
 
 
 def harness_seconds(runner: InstanceRunner, instance: Instance, repeat: int, out: Path) -> float:
@@ -91,10 +95,9 @@ def main() -> None:
             harness_seconds(runner, instance, 1, Path(scratch) / "warm")
         # The baseline runs the test command in the same kind of sandbox, so the difference
         # is what the harness adds around it.
-        bare = LocalProvider(RepoStore(repo_dir), EnvironmentManager(), isolation="none")
         rows = []
         for instance in instances:
-            base = baseline_seconds(bare, instance, args.repeat)
+            base = baseline_seconds(provider, instance, args.repeat)
             full = harness_seconds(runner, instance, args.repeat, Path(scratch) / "runs")
             rows.append((instance.instance_id, instance.language.value, base, full))
             print(
