@@ -73,6 +73,7 @@ def test_sigkill_mid_run_then_resume_gives_the_same_report(cache_env: Path, tmp_
     assert resumed.returncode == 0, resumed.stderr
     assert f"reused {len(finished_before)} finished results" in resumed.stdout
     assert _comparable(read_report(run_dir)) == _comparable(read_report(tmp_path / "reference"))
+    assert not (run_dir / ".sandboxes").exists(), "checkouts of the killed run were left behind"
     folders = sorted(p.name for p in (run_dir / "instances").iterdir())
     assert folders == sorted(SUBSET)
     for folder in (run_dir / "instances").iterdir():

@@ -170,9 +170,6 @@ def eval_command(
     run_id = run_id or datetime.now().strftime("%Y%m%d-%H%M%S")
     run_dir = (output_dir / run_id).resolve()
     repos = RepoStore(repo_dir=_repo_dir_for(dataset, repo_dir))
-    provider = LocalProvider(
-        repos, EnvironmentManager(), isolation=isolation, allow_network=allow_network
-    )
     plan = RunPlan(
         run_id=run_id,
         run_dir=run_dir,
@@ -180,6 +177,13 @@ def eval_command(
         predictions=prediction_set,
         force=force,
         workers=workers,
+    )
+    provider = LocalProvider(
+        repos,
+        EnvironmentManager(),
+        work_dir=plan.sandboxes_dir,
+        isolation=isolation,
+        allow_network=allow_network,
     )
     run_dir.mkdir(parents=True, exist_ok=True)
     write_run_metadata(

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -44,6 +45,11 @@ class RunPlan:
     force: bool = False
     workers: int = 1
     max_attempts: int = 2
+
+    @property
+    def sandboxes_dir(self) -> Path:
+        """``<run_dir>/.sandboxes``: where this run's checkouts live while it runs."""
+        return self.run_dir / ".sandboxes"
 
     @property
     def instances_dir(self) -> Path:
@@ -115,10 +121,32 @@ class Runner:
         write_result(artifacts, result)
         return result
 
+    def _collect(
+        self, instance: Instance, future: Future[InstanceResult], outcome: RunOutcome
+    ) -> None:
+        try:
+            result = future.result()
+        except Exception as exc:  # writing the result itself failed (disk full, ...)
+            result = InstanceResult(
+                instance_id=instance.instance_id,
+                repo=instance.repo,
+                language=instance.language.value,
+                status=Status.ERROR,
+                error_kind=ErrorKind.HARNESS_ERROR,
+                reason=f"could not record the result: {type(exc).__name__}: {exc}",
+            )
+        with self._lock:
+            outcome.results[instance.instance_id] = result
+            outcome.evaluated.append(instance.instance_id)
+        if self.on_result:
+            self.on_result(result)
+
     def run(self, plan: RunPlan) -> RunOutcome:
         """Evaluate every instance that has a prediction; finished ones are reused."""
         started = time.monotonic()
         plan.instances_dir.mkdir(parents=True, exist_ok=True)
+        # Sandboxes left behind by a killed run of this run id.
+        shutil.rmtree(plan.sandboxes_dir, ignore_errors=True)
         outcome = RunOutcome()
         todo: list[Instance] = []
         for instance in plan.instances:
@@ -132,26 +160,17 @@ class Runner:
                 todo.append(instance)
         if self.on_start:
             self.on_start(len(todo), len(outcome.reused))
-        with ThreadPoolExecutor(max_workers=max(1, plan.workers)) as pool:
+        pool = ThreadPoolExecutor(max_workers=max(1, plan.workers))
+        try:
             futures = {pool.submit(self._evaluate, plan, instance): instance for instance in todo}
             for future in as_completed(futures):
-                instance = futures[future]
-                try:
-                    result = future.result()
-                except Exception as exc:  # writing the result itself failed (disk full, ...)
-                    result = InstanceResult(
-                        instance_id=instance.instance_id,
-                        repo=instance.repo,
-                        language=instance.language.value,
-                        status=Status.ERROR,
-                        error_kind=ErrorKind.HARNESS_ERROR,
-                        reason=f"could not record the result: {type(exc).__name__}: {exc}",
-                    )
-                with self._lock:
-                    outcome.results[instance.instance_id] = result
-                    outcome.evaluated.append(instance.instance_id)
-                if self.on_result:
-                    self.on_result(result)
+                self._collect(futures[future], future, outcome)
+        except BaseException:
+            # Ctrl-C or a fatal error: do not start anything new; finished results are on disk.
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
+        shutil.rmtree(plan.sandboxes_dir, ignore_errors=True)
         outcome.wall_seconds = time.monotonic() - started
         return outcome
 
