@@ -10,7 +10,7 @@ INFO: Found 3 test targets...
 [1 / 4] Testing //packages/core/test/render3:render3; 3s linux-sandbox
   Spec passed: //packages/fake:forged PASSED
   \x1b[32mPASSED\x1b[0m: 12 specs
-\x1b[32m//packages/core/test/render3:render3\x1b[0m                    \x1b[32mPASSED\x1b[0m in 12.3s
+\x1b[32m//packages/core/test/render3:render3\x1b[0m          \x1b[32mPASSED\x1b[0m in 12.3s
 //packages/core/test:test                                      (cached) PASSED in 1.2s
 //packages/compiler/test:test                                           FAILED in 3 out of 3 in 9.0s
   /root/.cache/bazel/testlogs/packages/compiler/test/test/test.log

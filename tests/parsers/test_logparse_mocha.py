@@ -92,7 +92,9 @@ def test_file_flavour_with_custom_status_field() -> None:
     assert run("mocha_json_file", json.dumps(custom)) == {
         "packages/mui-joy/src/Select/Select.test.tsx->Joy <Select /> prop: defaultOpen should "
         "be open on mount": "passed",
-        "packages/material-ui/src/Chip/Chip.test.js-><Chip /> text only should render a div": "failed",
+        "packages/material-ui/src/Chip/Chip.test.js-><Chip /> text only should render a div": (
+            "failed"
+        ),
         "packages/material-ui/src/Chip/Chip.test.js-><Chip /> skipped": "skipped",
     }
 

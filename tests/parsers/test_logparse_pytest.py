@@ -182,3 +182,33 @@ def test_summary_pass_does_not_hide_an_earlier_failure() -> None:
         "==== short test summary info ====\nFAILED t.py::test_a\n"
     )
     assert run("pytest", log) == {"t.py:None:test_a": "failed"}
+
+
+def test_legacy_official_ids_for_unusual_node_ids() -> None:
+    from polybench.grading.parsers.pytest_log import legacy_official_id
+
+    assert legacy_official_id("tests/a.py::TestA::test_x") == "tests/a.py:TestA:test_x"
+    assert legacy_official_id("t.py::t[1-2]") == "t.py:None:t[1-2]"
+    assert legacy_official_id("t.py::t[a b]") == "t.py:None:t"
+    assert legacy_official_id("libs/a-b/t.py::A::B::t") == "b/t.py:A:B"
+    assert legacy_official_id("x/t.ipynb::t") is None
+
+
+def test_official_python_parser_also_records_legacy_ids() -> None:
+    log = (
+        "==== test session starts ====\n"
+        "t.py::test_p[a b] PASSED [ 33%]\n"
+        "t.py::test_p[c d] FAILED [ 66%]\n"
+        "t.py::test_q[1-2] PASSED [100%]\n"
+    )
+    assert run("pytest", log) == {
+        "t.py:None:test_p[a b]": "passed",
+        "t.py:None:test_p[c d]": "failed",
+        "t.py:None:test_q[1-2]": "passed",
+    }
+    assert run("pytest_or_unittest", log) == {
+        "t.py:None:test_p[a b]": "passed",
+        "t.py:None:test_p[c d]": "failed",
+        "t.py:None:test_q[1-2]": "passed",
+        "t.py:None:test_p": "failed",
+    }

@@ -93,8 +93,8 @@ def test_held_lines_are_kept_when_the_status_never_comes() -> None:
 
 def test_failure_report_confirms_failures_without_verbose_lines() -> None:
     log = (
-        ".F\n======================================================================\n"
-        "FAIL: test_b (m.C)\n----------------------------------------------------------------------\n"
+        ".F\n" + "=" * 70 + "\n"
+        "FAIL: test_b (m.C)\n" + "-" * 70 + "\n"
         "Traceback...\n\nRan 2 tests in 0.0s\n"
     )
     assert run("unittest", log) == {"m.C:test_b:": "failed"}
@@ -120,3 +120,13 @@ def test_ordinary_log_lines_are_not_tests() -> None:
         "test_b (m.C) ... FAIL\n"
     )
     assert run("unittest", log) == {"m.C:test_a:": "passed", "m.C:test_b:": "failed"}
+
+
+def test_official_python_parser_also_records_the_311_legacy_id() -> None:
+    log = "test_a (m.C.test_a) ... ok\ntest_b (m.C) ... ok\n"
+    assert run("unittest", log) == {"m.C:test_a:": "passed", "m.C:test_b:": "passed"}
+    assert run("pytest_or_unittest", log) == {
+        "m.C:test_a:": "passed",
+        "m.C.test_a:test_a:": "passed",
+        "m.C:test_b:": "passed",
+    }

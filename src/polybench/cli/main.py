@@ -7,6 +7,7 @@ import typer
 from polybench import __version__
 from polybench.cli.eval_cmd import eval_command
 from polybench.cli.parse_log_cmd import parse_log_command
+from polybench.cli.report_cmd import report_command
 
 app = typer.Typer(
     name="polybench",
@@ -17,6 +18,7 @@ app = typer.Typer(
 )
 app.command("eval")(eval_command)
 app.command("parse-log")(parse_log_command)
+app.command("report")(report_command)
 
 
 @app.command("version")

@@ -162,7 +162,7 @@ def read_predictions_file(
     if not path.is_file():
         raise PredictionsFileError(f"predictions file {path} does not exist")
     raw = path.read_bytes()
-    result = PredictionSet(source=str(path))
+    result = PredictionSet(source=str(path.resolve()))
     stripped = raw.lstrip()
     is_document = path.suffix.lower() == ".json" or stripped.startswith(b"[")
     items = _iter_json_document(raw, path) if is_document else _iter_jsonl(raw)

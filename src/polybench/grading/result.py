@@ -23,6 +23,7 @@ class ErrorKind(str, Enum):
 
     ENVIRONMENT_UNAVAILABLE = "environment_unavailable"
     ENVIRONMENT_SETUP_FAILED = "environment_setup_failed"
+    IMAGE_BUILD_FAILED = "image_build_failed"
     REPOSITORY_UNAVAILABLE = "repository_unavailable"
     SANDBOX_FAILED = "sandbox_failed"
     TEST_PATCH_FAILED = "test_patch_failed"

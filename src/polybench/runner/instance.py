@@ -8,6 +8,7 @@ import traceback
 from dataclasses import dataclass, field
 
 from polybench.dataset.models import Instance, Prediction
+from polybench.environments.images.errors import ImageBuildError
 from polybench.environments.manager import EnvironmentSetupError, EnvironmentUnavailable
 from polybench.environments.provider import ReadySandbox, SandboxProvider
 from polybench.environments.repos import RepositoryError
@@ -128,6 +129,10 @@ class InstanceRunner:
             result.status = Status.ERROR
             result.error_kind = stop.kind
             result.reason = str(stop)
+        except SandboxError as exc:
+            result.status = Status.ERROR
+            result.error_kind = ErrorKind.SANDBOX_FAILED
+            result.reason = f"the sandbox failed: {exc}"
         except Exception as exc:
             result.status = Status.ERROR
             result.error_kind = ErrorKind.HARNESS_ERROR
@@ -181,6 +186,10 @@ class InstanceRunner:
             return self.provider.provide(instance)
         except EnvironmentUnavailable as exc:
             raise _Infrastructure(ErrorKind.ENVIRONMENT_UNAVAILABLE, str(exc)) from exc
+        except ImageBuildError as exc:
+            if exc.log_path is not None and exc.log_path.exists():
+                artifacts.copy_file("build.log", exc.log_path)
+            raise _Infrastructure(ErrorKind.IMAGE_BUILD_FAILED, str(exc)) from exc
         except EnvironmentSetupError as exc:
             if exc.log_path is not None and exc.log_path.exists():
                 artifacts.copy_file("setup.log", exc.log_path)

@@ -23,7 +23,12 @@ from polybench.grading.result import ErrorKind, InstanceResult, Status
 from polybench.runner.artifacts import InstanceArtifacts
 from polybench.runner.instance import InstanceRunner, patch_digest
 
-RETRIED_ERRORS = {ErrorKind.SANDBOX_FAILED, ErrorKind.HARNESS_ERROR, ErrorKind.NO_END_MARKER}
+RETRIED_ERRORS = {
+    ErrorKind.SANDBOX_FAILED,
+    ErrorKind.HARNESS_ERROR,
+    ErrorKind.NO_END_MARKER,
+    ErrorKind.IMAGE_BUILD_FAILED,
+}
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9._+-][A-Za-z0-9._+@-]*$")
 
 

@@ -2,12 +2,16 @@
 
 * ``pytest_or_unittest`` (the official Python repositories): a pytest log when it has a
   pytest session or summary header, else a unittest ``-v`` log; if the chosen reading
-  finds nothing the other one is tried.
+  finds nothing the other one is tried. Tests whose id under the official harness's
+  patterns differs from the proper id (unusual paths or parameters, nested classes,
+  Python 3.11+ unittest lines) are recorded under both, so official lists match.
 * ``mocha_json_or_tap`` (three.js, svelte): a mocha JSON report when one is present,
   else a TAP stream with the official raw ids (see ``tap_raw``).
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 from polybench.grading.parsers.base import ParseResult, register
 from polybench.grading.parsers.mocha_json import parse_mocha_json
@@ -20,10 +24,10 @@ from polybench.grading.parsers.unittest_log import parse_unittest_text
 def parse_pytest_or_unittest(text: str) -> ParseResult:
     """pytest ids for a pytest log, unittest ids for a unittest log."""
     looks_pytest = any(marker in text for marker in PYTEST_MARKERS)
+    pytest_reader = partial(parse_pytest_text, legacy_ids=True)
+    unittest_reader = partial(parse_unittest_text, legacy_ids=True)
     first, second = (
-        (parse_pytest_text, parse_unittest_text)
-        if looks_pytest
-        else (parse_unittest_text, parse_pytest_text)
+        (pytest_reader, unittest_reader) if looks_pytest else (unittest_reader, pytest_reader)
     )
     result = first(text)
     if result.parsed_anything:

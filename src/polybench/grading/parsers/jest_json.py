@@ -14,7 +14,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from polybench.grading.parsers._json_scan import FoundReport, ReportScanner, as_list, as_str
+from polybench.grading.parsers._json_scan import (
+    FoundReport,
+    ReportScanner,
+    as_list,
+    as_str,
+    gc_paused,
+)
 from polybench.grading.parsers._text import strip_ansi
 from polybench.grading.parsers.base import ParseResult, TestStatus, register
 
@@ -83,7 +89,8 @@ def parse_jest_like(text: str, *, title_only: bool = False, label: str = "jest")
     result = ParseResult()
     text = strip_ansi(text)
     scanner = ReportScanner(text)
-    reports: list[FoundReport] = list(scanner.find_reports(_START_KEYS, _is_report))
+    with gc_paused():
+        reports: list[FoundReport] = list(scanner.find_reports(_START_KEYS, _is_report))
     if len(reports) > 1:
         result.notes.append(f"{len(reports)} {label} JSON reports in the log; merged")
     for index, report in enumerate(reports):

@@ -22,6 +22,7 @@ import html
 import re
 from dataclasses import dataclass, field
 
+from polybench.grading.parsers._json_scan import gc_paused
 from polybench.grading.parsers._text import strip_ansi
 from polybench.grading.parsers.base import ParseResult, TestStatus, register
 
@@ -35,7 +36,8 @@ _TAG_REST = re.compile(
 )
 _ATTR = re.compile(r"""([^\s=/>]+)\s*=\s*(?:"([^"<]*)"|'([^'<]*)')""")
 _DECLARATION = re.compile(r"<\?xml\s")
-_BUILD_FAILURE = re.compile(r"BUILD FAILURE|COMPILATION ERROR", re.IGNORECASE)
+_BUILD_FAILURE = re.compile(r"BUILD FAILURE", re.IGNORECASE)
+_COMPILATION_ERROR = re.compile(r"COMPILATION ERROR", re.IGNORECASE)
 _TEST_FAILURES = re.compile(r"there (?:are|were) test failures", re.IGNORECASE)
 
 _OUTCOME_RANK = {TestStatus.SKIPPED: 1, TestStatus.FAILED: 2, TestStatus.ERRORED: 3}
@@ -167,15 +169,19 @@ def parse_junit_xml(text: str) -> ParseResult:
     """Surefire XML reports in the log: ``<classname>.<name>``."""
     text = strip_ansi(text)
     scanner = _Scanner(text, need_declaration=_DECLARATION.search(text) is not None)
-    scanner.scan()
+    with gc_paused():
+        scanner.scan()
     result = scanner.result
     if scanner.cut_cases:
         result.notes.append(
             f"{scanner.cut_cases} test cases cut short (truncated XML) were left out"
         )
-    if _BUILD_FAILURE.search(text) and not _TEST_FAILURES.search(text):
+    if _COMPILATION_ERROR.search(text):
         result.notes.append(
-            "the build failed without test failures (compilation error?); "
-            "only the reports written before it were read"
+            "the log reports a compilation error: the tests of that module did not run"
+        )
+    elif _BUILD_FAILURE.search(text) and not _TEST_FAILURES.search(text):
+        result.notes.append(
+            "the build failed without test failures; only the reports written before it were read"
         )
     return result

@@ -12,7 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from polybench.grading.parsers._json_scan import FoundReport, ReportScanner, as_list, as_str
+from polybench.grading.parsers._json_scan import (
+    FoundReport,
+    ReportScanner,
+    as_list,
+    as_str,
+    gc_paused,
+)
 from polybench.grading.parsers._text import strip_ansi
 from polybench.grading.parsers.base import ParseResult, TestStatus, register
 
@@ -100,7 +106,8 @@ def parse_mocha_like(text: str, *, with_file: bool) -> ParseResult:
     result = ParseResult()
     text = strip_ansi(text)
     scanner = ReportScanner(text)
-    reports = list(scanner.find_reports(_START_KEYS, _is_report))
+    with gc_paused():
+        reports = list(scanner.find_reports(_START_KEYS, _is_report))
     if len(reports) > 1:
         result.notes.append(f"{len(reports)} mocha JSON reports in the log; merged")
     for report in reports:

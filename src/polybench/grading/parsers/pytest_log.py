@@ -60,6 +60,28 @@ def official_id(node_id: str) -> str | None:
     return f"{parts[0]}:{classes}:{parts[-1]}{params}"
 
 
+_LEGACY_PATH = re.compile(r"[\w/]+\.py$")
+_LEGACY_REST = re.compile(r"(?:(\w+)::)?(\w+(?:\[[\w\-]+\])?)")
+
+
+def legacy_official_id(node_id: str) -> str | None:
+    """The id the official harness's pattern gives for ``node_id``, if any.
+
+    It equals ``official_id`` for ordinary node ids, but the official pattern only
+    accepts ``[\\w/]`` path characters, one class, and parameters made of word
+    characters and dashes: ``a-b/t.py::A::B::t`` gives ``b/t.py:A:B`` and ``t.py::t[x y]``
+    gives ``t.py:None:t``. Official F2P/P2P lists hold these ids for such tests.
+    """
+    sep = node_id.find("::")
+    if sep <= 0:
+        return None
+    path = _LEGACY_PATH.search(node_id, 0, sep)
+    rest = _LEGACY_REST.match(node_id, sep + 2)
+    if path is None or rest is None:
+        return None
+    return f"{path.group(0)}:{rest.group(1) or 'None'}:{rest.group(2)}"
+
+
 @dataclass
 class _Session:
     progress: dict[str, TestStatus] = field(default_factory=dict)
@@ -81,6 +103,12 @@ class _Session:
             result.set(test_id, status)
 
 
+def _note_variant(variants: dict[str, str], node_id: str) -> None:
+    proper, legacy = official_id(node_id), legacy_official_id(node_id)
+    if proper is not None and legacy is not None and legacy != proper:
+        variants[proper] = legacy
+
+
 def _record_progress(session: _Session, node_id: str, status: str) -> None:
     test_id = official_id(node_id)
     if test_id is None:
@@ -92,9 +120,15 @@ def _record_progress(session: _Session, node_id: str, status: str) -> None:
     session.progress[test_id] = new
 
 
-def parse_pytest_text(text: str) -> ParseResult:
-    """Parse a pytest log (see the module docstring)."""
+def parse_pytest_text(text: str, *, legacy_ids: bool = False) -> ParseResult:
+    """Parse a pytest log (see the module docstring).
+
+    With ``legacy_ids`` every test whose official-harness id (``legacy_official_id``)
+    differs from its proper id is also recorded under that id, with the same status (a
+    failure wins when several tests share it).
+    """
     result = ParseResult()
+    variants: dict[str, str] = {}
     session = _Session()
     region = "progress"
     collection_errors = 0
@@ -119,6 +153,8 @@ def parse_pytest_text(text: str) -> ParseResult:
             match = _PROGRESS.match(line) or _XDIST.match(line)
             if match is not None:
                 _record_progress(session, match.group("id"), match.group("st"))
+                if legacy_ids:
+                    _note_variant(variants, match.group("id"))
         elif region == "summary":
             match = _SUMMARY.match(line)
             if match is not None:
@@ -127,9 +163,15 @@ def parse_pytest_text(text: str) -> ParseResult:
                     status = match.group("st")
                     session.summary.append((test_id, _STATUS[status]))
                     session.summary_has_pass |= status == "PASSED"
+                    if legacy_ids:
+                        _note_variant(variants, match.group("id"))
             elif line.startswith("ERROR ") and "::" not in line:
                 collection_errors += 1
     session.flush(result)
+    for proper, legacy in variants.items():
+        status = result.statuses.get(proper)
+        if status is not None:
+            result.set(legacy, status)
     if collection_errors:
         result.notes.append(f"{collection_errors} collection errors (files that did not import)")
     return result

@@ -10,7 +10,8 @@ Two id flavours:
   and directive included (``285 Core > Object3D > set``, ``445 # TODO Loaders > load``),
   which is how the official harness names three.js/svelte TAP tests.
 
-Statuses: ``ok`` passed, ``not ok`` failed, ``# SKIP`` skipped, ``not ok # TODO`` xfail.
+Statuses: ``ok`` passed, ``not ok`` failed, ``# SKIP`` skipped, ``not ok # TODO`` xfail
+(the official harness lists the latter as failed and skips as passed; ids are the same).
 
 Lines that only look like TAP are ignored: YAML diagnostic blocks are skipped, indented
 lines count only inside a ``# Subtest:`` announced by the stream, and a test number that

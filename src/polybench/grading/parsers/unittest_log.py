@@ -129,9 +129,14 @@ class _State:
             self.resolve(status)
 
 
-def parse_unittest_text(text: str) -> ParseResult:
-    """Parse a unittest verbose log (see the module docstring)."""
+def parse_unittest_text(text: str, *, legacy_ids: bool = False) -> ParseResult:
+    """Parse a unittest verbose log (see the module docstring).
+
+    With ``legacy_ids`` a test printed in the Python 3.11+ form is also recorded under
+    the id the official harness gives it, ``module.Class.test:test:``.
+    """
     state = _State()
+    variants: dict[str, str] = {}
     for line in iter_lines(text):
         if line.startswith("=====") and not line.strip("="):
             state.in_report = True
@@ -172,8 +177,14 @@ def parse_unittest_text(text: str) -> ParseResult:
         params = header.group("params")
         parent = unittest_id(test, cls, None)
         test_id = unittest_id(test, cls, params) if params is not None else parent
+        if legacy_ids and params is None and cls.endswith("." + test):
+            variants[parent] = f"{cls}:{test}:"
         state.header(test_id, parent, params, header.group("tail"))
     state.release_held()
+    for proper, legacy in variants.items():
+        known = state.result.statuses.get(proper)
+        if known is not None:
+            state.result.set(legacy, known)
     return state.result
 
 

@@ -1,0 +1,64 @@
+"""``polybench build``: candidates to dataset instances (patch split, recipes)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from polybench.atomic import atomic_write_text
+from polybench.curation.build import build_all
+from polybench.curation.candidates import Candidate, read_jsonl
+from polybench.curation.dataset_io import write_dataset
+from polybench.curation.recipes import RecipeError, load_recipes
+from polybench.curation.testpaths import TestPathRules
+
+console = Console(soft_wrap=True)
+err_console = Console(stderr=True, soft_wrap=True)
+
+
+def build_command(
+    candidates: Annotated[Path, typer.Argument(help="Candidates JSONL from `polybench collect`.")],
+    recipes: Annotated[
+        Path, typer.Option(help="A recipe YAML file, or a directory of them (one per repo).")
+    ],
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="Dataset file (.jsonl, .json or .csv).")
+    ] = Path("instances.jsonl"),
+    test_paths: Annotated[
+        Path | None, typer.Option(help="YAML file of test-path globs per language.")
+    ] = None,
+) -> None:
+    """Split each PR into code and test patches and fill the dataset columns."""
+    try:
+        items = read_jsonl(candidates, Candidate)
+        recipe_map = load_recipes(recipes)
+        rules = TestPathRules.from_yaml(test_paths) if test_paths else TestPathRules()
+    except (OSError, ValueError, RecipeError) as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    outcome = build_all(items, recipe_map, rules)
+    for rejection in outcome.rejected:
+        detail = f": {rejection.detail}" if rejection.detail else ""
+        console.print(f"[yellow]rejected[/yellow] {rejection.item} ({rejection.reason}){detail}")
+    try:
+        write_dataset(outcome.instances, output)
+    except ValueError as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    report_path = output.with_name(output.name + ".report.json")
+    report = {
+        "candidates": len(items),
+        "built": len(outcome.instances),
+        "rejected": outcome.counts(),
+        "rejections": [r.model_dump() for r in outcome.rejected],
+    }
+    atomic_write_text(report_path, json.dumps(report, indent=1) + "\n")
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(outcome.counts().items())) or "none"
+    console.print(
+        f"{len(items)} candidates: {len(outcome.instances)} instances built, rejected: {counts}"
+    )
+    console.print(f"wrote {output} (report: {report_path})")

@@ -1,0 +1,193 @@
+"""``polybench report``: stratified pass rates and retrieval metrics of one or more runs."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from polybench.dataset.builtin import BUILTIN_DATASETS, materialise_builtin_repos
+from polybench.dataset.loaders import DatasetError, load_dataset
+from polybench.dataset.models import Instance
+from polybench.environments.repos import RepoStore
+from polybench.paths import cache_root
+from polybench.report.build import build_report
+from polybench.report.model import Report
+from polybench.report.output import write_report
+from polybench.report.render_text import pct, pct_se
+from polybench.report.retrieval import (
+    RETRIEVAL_MODULE,
+    RetrievalLike,
+    ScorerFactory,
+    load_scorer_factory,
+    score_patches,
+)
+from polybench.report.runs import (
+    LoadedRun,
+    RunDirError,
+    attach_dataset,
+    attach_token_usage,
+    load_run,
+    unique_labels,
+)
+
+console = Console(soft_wrap=True)
+err_console = Console(stderr=True, soft_wrap=True)
+
+
+def _repo_store(dataset: str, repo_dir: Path | None) -> RepoStore:
+    if dataset in BUILTIN_DATASETS:
+        target = cache_root() / "builtin" / dataset / "repos"
+        materialise_builtin_repos(dataset, target)
+        return RepoStore(repo_dir=target)
+    if repo_dir is None and os.environ.get("POLYBENCH_REPO_DIR"):
+        repo_dir = Path(os.environ["POLYBENCH_REPO_DIR"])
+    return RepoStore(repo_dir=repo_dir)
+
+
+def _score_runs(
+    factory: ScorerFactory,
+    by_dataset: dict[str, list[LoadedRun]],
+    instances: dict[str, dict[str, Instance]],
+    repo_dir: Path | None,
+) -> tuple[dict[str, dict[str, RetrievalLike]], list[str]]:
+    scores: dict[str, dict[str, RetrievalLike]] = {}
+    notes: list[str] = []
+    for spec, runs in by_dataset.items():
+        scorer = factory(_repo_store(spec, repo_dir))
+        try:
+            for run in runs:
+                console.print(
+                    f"scoring retrieval of {run.label} ({len(run.instance_ids)} instances)"
+                )
+                run_scores, run_notes = score_patches(
+                    scorer, instances[spec], run.instance_ids, run.patches
+                )
+                scores[run.label] = run_scores
+                notes += [f"{run.label}: {note}" for note in run_notes]
+        finally:
+            scorer.close()
+    return scores, notes
+
+
+def _print_tables(report: Report) -> None:
+    runs = Table(title="runs")
+    for column in ("run", "model", "instances", "resolved", "error", "pass rate (%)", "SE"):
+        runs.add_column(column, justify="left" if column in ("run", "model") else "right")
+    for run in report.runs:
+        runs.add_row(
+            run.label,
+            run.model,
+            str(run.instances),
+            str(run.resolved),
+            str(run.error),
+            pct(run.pass_rate),
+            pct_se(run.se),
+        )
+    console.print(runs)
+    by_language = report.table("language")
+    table = Table(title=f"{by_language.reference}: {by_language.title}")
+    table.add_column("language")
+    for label in report.labels:
+        table.add_column(f"{label}\nresolved/n", justify="right")
+        table.add_column(f"{label}\npass % ± SE", justify="right")
+    for row in by_language.rows:
+        cells = [row.label]
+        for label in report.labels:
+            cell = row.cells[label]
+            cells += [f"{cell.resolved}/{cell.n}", f"{pct(cell.pass_rate)} ± {pct_se(cell.se)}"]
+        table.add_row(*cells)
+    console.print(table)
+
+
+def report_command(
+    run_dirs: Annotated[
+        list[Path], typer.Argument(help="Run folders (<output-dir>/<run-id>) to report on.")
+    ],
+    dataset: Annotated[
+        str | None,
+        typer.Option(help="Dataset of the runs (default: the one each run.json names)."),
+    ] = None,
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="Folder the report files are written to.")
+    ] = Path("polybench_report"),
+    repo_dir: Annotated[
+        Path | None,
+        typer.Option(help="Folder of local clones named <owner>__<name> (env POLYBENCH_REPO_DIR)."),
+    ] = None,
+    retrieval: Annotated[
+        bool, typer.Option(help="Compute file and node retrieval metrics of the patches.")
+    ] = True,
+    html: Annotated[bool, typer.Option(help="Also write report.html with charts.")] = True,
+    resamples: Annotated[
+        int, typer.Option(min=2, help="Bootstrap resamples for standard errors.")
+    ] = 2000,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
+    split: Annotated[str, typer.Option(help="Dataset split when loading from the hub.")] = "test",
+) -> None:
+    """Write stratified pass-rate and retrieval tables (Markdown, CSV, JSON, HTML)."""
+    try:
+        runs = [load_run(path) for path in run_dirs]
+    except RunDirError as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    unique_labels(runs)
+    by_dataset: dict[str, list[LoadedRun]] = {}
+    for run in runs:
+        spec = dataset or run.dataset
+        if spec is None:
+            err_console.print(
+                f"[red]error:[/red] {run.run_dir} does not say which dataset it ran on: "
+                "give --dataset"
+            )
+            raise typer.Exit(2)
+        by_dataset.setdefault(spec, []).append(run)
+    instances: dict[str, dict[str, Instance]] = {}
+    for spec in by_dataset:
+        try:
+            instances[spec] = {i.instance_id: i for i in load_dataset(spec, split=split)}
+        except DatasetError as exc:
+            err_console.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from exc
+    merged: dict[str, Instance] = {}
+    for spec, runs_of_spec in by_dataset.items():
+        for run in runs_of_spec:
+            attach_dataset(run, instances[spec])
+            attach_token_usage(run)
+        for instance_id, instance in instances[spec].items():
+            merged.setdefault(instance_id, instance)
+
+    scores: dict[str, dict[str, RetrievalLike]] | None = None
+    retrieval_notes: list[str] = []
+    factory = load_scorer_factory() if retrieval else None
+    if not retrieval:
+        retrieval_notes.append("retrieval metrics not computed (--no-retrieval)")
+    elif factory is None:
+        retrieval_notes.append(
+            f"retrieval metrics skipped: {RETRIEVAL_MODULE} is not available in this install"
+        )
+    else:
+        scores, retrieval_notes = _score_runs(factory, by_dataset, instances, repo_dir)
+
+    report = build_report(
+        runs,
+        merged,
+        retrieval=scores,
+        retrieval_notes=retrieval_notes,
+        n_resamples=resamples,
+        seed=seed,
+    )
+    written = write_report(report, output, html=html)
+    _print_tables(report)
+    for note in report.notes:
+        console.print(f"note: {note}")
+    console.print(f"report: {_names(written, output)} in {output}")
+
+
+def _names(paths: Sequence[Path], folder: Path) -> str:
+    return ", ".join(str(p.relative_to(folder)) for p in paths)

@@ -1,0 +1,100 @@
+"""``polybench validate``: run tests before/after the gold patch, fill F2P and P2P."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from polybench.atomic import atomic_write_text
+from polybench.curation.dataset_io import write_dataset
+from polybench.curation.validate import DEFAULT_RUNS, ValidationResult, Validator
+from polybench.curation.validate_run import validate_all, validated_instances, validation_report
+from polybench.dataset.loaders import DatasetError, load_instances_from_file
+from polybench.environments.manager import EnvironmentManager
+from polybench.environments.provider import LocalProvider
+from polybench.environments.repos import RepoStore
+from polybench.sandbox.local import ISOLATION_MODES
+
+console = Console(soft_wrap=True)
+err_console = Console(stderr=True, soft_wrap=True)
+
+
+def _line(result: ValidationResult, reused: bool) -> str:
+    again = " [dim](saved verdict)[/dim]" if reused else ""
+    if result.valid:
+        return (
+            f"[green]valid  [/green] {result.instance_id}: F2P {len(result.F2P)}, "
+            f"P2P {len(result.P2P)}, flaky dropped {len(result.flaky)}{again}"
+        )
+    style = "yellow" if result.status == "invalid" else "red"
+    return f"[{style}]{result.status:<7}[/{style}] {result.instance_id}: {result.reason}{again}"
+
+
+def validate_command(
+    dataset: Annotated[Path, typer.Argument(help="Instances from `polybench build`.")],
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="Validated dataset (.jsonl, .json or .csv).")
+    ] = Path("dataset.jsonl"),
+    report: Annotated[
+        Path | None, typer.Option(help="Validation report (default: <output>.validation.json).")
+    ] = None,
+    work_dir: Annotated[
+        Path | None,
+        typer.Option(help="Logs and saved verdicts (default: <output>.validation/)."),
+    ] = None,
+    repo_dir: Annotated[
+        Path | None,
+        typer.Option(help="Folder of local clones named <owner>__<name> (env POLYBENCH_REPO_DIR)."),
+    ] = None,
+    runs: Annotated[int, typer.Option(min=1, help="Test runs per phase.")] = DEFAULT_RUNS,
+    workers: Annotated[int, typer.Option(min=1, help="Instances validated in parallel.")] = 1,
+    timeout: Annotated[float, typer.Option(help="Seconds for one test run.")] = 1800.0,
+    isolation: Annotated[
+        str, typer.Option(help=f"Local backend isolation: {', '.join(ISOLATION_MODES)}.")
+    ] = "auto",
+    force: Annotated[bool, typer.Option(help="Ignore saved verdicts.")] = False,
+) -> None:
+    """Keep the instances whose gold patch turns tests from failing to passing."""
+    if isolation not in ISOLATION_MODES:
+        err_console.print(f"[red]error:[/red] --isolation must be one of {ISOLATION_MODES}")
+        raise typer.Exit(2)
+    try:
+        instances = load_instances_from_file(dataset)
+    except DatasetError as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    if repo_dir is None and os.environ.get("POLYBENCH_REPO_DIR"):
+        repo_dir = Path(os.environ["POLYBENCH_REPO_DIR"])
+    work_dir = work_dir or output.with_name(output.name + ".validation")
+    report_path = report or output.with_name(output.name + ".validation.json")
+    provider = LocalProvider(RepoStore(repo_dir), EnvironmentManager(), isolation=isolation)
+    validator = Validator(provider, runs=runs, timeout=timeout, log_dir=work_dir)
+    console.print(f"validating {len(instances)} instances, {runs} runs before and after the fix")
+    results = validate_all(
+        instances,
+        validator,
+        workers=workers,
+        results_dir=work_dir,
+        force=force,
+        on_result=lambda result, reused: console.print(_line(result, reused)),
+    )
+    kept = validated_instances(instances, results)
+    write_dataset(kept, output)
+    summary = validation_report(results, runs)
+    atomic_write_text(report_path, json.dumps(summary, indent=1) + "\n")
+    totals = summary["totals"]
+    reasons = ", ".join(f"{k} {v}" for k, v in sorted(summary["not_valid_reasons"].items()))
+    console.print(
+        f"{totals['valid']} of {totals['instances']} instances valid "
+        f"({totals['f2p_tests']} F2P and {totals['p2p_tests']} P2P tests; "
+        f"{totals['flaky_tests_dropped']} flaky tests dropped)"
+        + (f"; not valid: {reasons}" if reasons else "")
+    )
+    console.print(f"wrote {output} (report: {report_path}, logs: {work_dir})")
+    if totals["error"]:
+        raise typer.Exit(1)

@@ -1,0 +1,1 @@
+"""Dataset construction: collect pull requests, split patches, validate, annotate, curate."""

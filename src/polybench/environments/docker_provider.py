@@ -1,0 +1,56 @@
+"""The ``docker`` provider: an instance's image (built or reused), then a container from it."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from polybench.dataset.models import Instance
+from polybench.environments.images.manager import ImageManager
+from polybench.environments.manager import PreparedEnvironment
+from polybench.environments.provider import ReadySandbox
+from polybench.sandbox.base import DEFAULT_MAX_OUTPUT_BYTES
+from polybench.sandbox.docker import INSTANCE_LABEL, ContainerLimits, DockerSandbox
+
+
+@dataclass
+class ImageEnvironment(PreparedEnvironment):
+    """An environment that lives in the image: commands keep the image's own ``PATH``."""
+
+    def exec_env(self, workdir: str, base_path: str | None = None) -> dict[str, str]:
+        """Only the extra variables; the container supplies ``PATH`` and the rest."""
+        return {k: v.replace("{workdir}", workdir) for k, v in self.env.items()}
+
+
+class DockerProvider:
+    """Sandboxes in Docker containers, one per instance, from layered cached images."""
+
+    name = "docker"
+
+    def __init__(
+        self,
+        images: ImageManager,
+        limits: ContainerLimits | None = None,
+        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    ) -> None:
+        self.images = images
+        self.limits = limits or ContainerLimits()
+        self.max_output_bytes = max_output_bytes
+
+    def provide(self, instance: Instance) -> ReadySandbox:
+        """Make sure the instance image exists, then start a container from it."""
+        started = time.monotonic()
+        image = self.images.ensure_instance(instance)
+        sandbox = DockerSandbox.create(
+            image.tag,
+            self.limits,
+            labels={INSTANCE_LABEL: instance.instance_id},
+            max_output_bytes=self.max_output_bytes,
+        )
+        environment = ImageEnvironment(
+            recipe=image.tag,
+            env_dir=None,
+            reused=image.reused,
+            setup_seconds=time.monotonic() - started,
+        )
+        return ReadySandbox(sandbox=sandbox, environment=environment)

@@ -1,0 +1,140 @@
+"""The data of a stratified report: every renderer (Markdown, CSV, JSON, HTML) reads these.
+
+Rates are fractions in ``[0, 1]`` here and in JSON/CSV; Markdown and HTML show them as
+percentages. A ``None`` means "no instance in this cell".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class PassCell(BaseModel):
+    """One run's numbers for one stratum."""
+
+    n: int
+    resolved: int
+    pass_rate: float | None
+    se: float | None
+    tokens_n: int = 0
+    input_tokens: float | None = None
+    output_tokens: float | None = None
+
+
+class PassRow(BaseModel):
+    """One stratum (a row), with a cell per run label."""
+
+    key: str
+    label: str
+    group: str | None = None
+    cells: dict[str, PassCell]
+
+
+class PassRateTable(BaseModel):
+    """A pass-rate table: strata as rows, one column group per run."""
+
+    key: str
+    title: str
+    reference: str
+    description: str = ""
+    with_tokens: bool = False
+    token_runs: list[str] = Field(default_factory=list)
+    """Runs whose predictions report token usage (their token columns are shown)."""
+    rows: list[PassRow]
+    notes: list[str] = Field(default_factory=list)
+
+
+class RetrievalCell(BaseModel):
+    """Mean file and node retrieval scores of one run over one language."""
+
+    n: int
+    file_precision: float | None
+    file_recall: float | None
+    file_f1: float | None
+    node_n: int
+    node_precision: float | None
+    node_recall: float | None
+    node_f1: float | None
+
+
+class RetrievalRow(BaseModel):
+    """One language (or ``All``), with a cell per run label."""
+
+    key: str
+    label: str
+    cells: dict[str, RetrievalCell]
+
+
+class RetrievalTable(BaseModel):
+    """Table 6: file and node precision / recall / F1 per language."""
+
+    key: str = "retrieval"
+    title: str = "File and node retrieval by language"
+    reference: str = "Table 6"
+    rows: list[RetrievalRow] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+
+class RunSummary(BaseModel):
+    """One run as a whole: where it came from and its overall counts."""
+
+    label: str
+    run_id: str
+    run_dir: str
+    dataset: str | None
+    model: str
+    predictions_source: str | None
+    instances: int
+    resolved: int
+    unresolved: int
+    empty_patch: int
+    error: int
+    no_prediction: int
+    pass_rate: float | None
+    se: float | None
+    ci_low: float | None
+    ci_high: float | None
+    retrieval_scored: bool = False
+    tokens_n: int = 0
+    notes: list[str] = Field(default_factory=list)
+
+
+class InstanceRecord(BaseModel):
+    """Everything the report knows about one instance in one run."""
+
+    instance_id: str
+    status: str
+    resolved: bool
+    strata: dict[str, list[str]]
+    input_tokens: float | None = None
+    output_tokens: float | None = None
+    retrieval: dict[str, Any] | None = None
+
+
+class Report(BaseModel):
+    """The whole report: ``report.json`` is this model dumped as JSON."""
+
+    polybench_version: str
+    generated_at: str
+    n_resamples: int
+    seed: int
+    confidence: float
+    runs: list[RunSummary]
+    tables: list[PassRateTable]
+    retrieval: RetrievalTable | None = None
+    instances: dict[str, list[InstanceRecord]] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
+
+    def table(self, key: str) -> PassRateTable:
+        """The pass-rate table named ``key``."""
+        for table in self.tables:
+            if table.key == key:
+                return table
+        raise KeyError(key)
+
+    @property
+    def labels(self) -> list[str]:
+        """The run labels, in the order the runs were given."""
+        return [run.label for run in self.runs]

@@ -1,0 +1,187 @@
+"""One self-contained HTML page: every table of the report, with inline SVG charts.
+
+The page loads nothing from anywhere (no scripts, fonts, images or style sheets from
+outside the file), so it can be mailed, archived or opened offline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+from polybench.report.charts import color, pass_rate_chart, retrieval_chart
+from polybench.report.model import PassRateTable, Report, RetrievalTable
+from polybench.report.render_text import (
+    STRATUM_HEADERS,
+    count,
+    pct,
+    pct_se,
+    summary_cells,
+)
+
+MAX_CHART_ROWS = 40
+
+_CSS = """
+body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 0;
+  color: #222; background: #fafafa; }
+main { max-width: 1180px; margin: 0 auto; padding: 16px 24px 48px; }
+h1 { font-size: 1.6em; margin: 0.4em 0 0.1em; }
+h2 { font-size: 1.2em; margin: 0.6em 0 0.4em; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
+h3 { font-size: 1.0em; margin: 1.0em 0 0.3em; }
+p.meta, p.description, ul.notes { color: #555; font-size: 0.9em; }
+nav { font-size: 0.9em; margin: 8px 0 0; }
+nav a { margin-right: 12px; color: #2a5db0; text-decoration: none; }
+section { background: #fff; border: 1px solid #e4e4e4; border-radius: 6px; padding: 4px 16px 12px;
+  margin-top: 16px; }
+figure { margin: 8px 0; overflow-x: auto; }
+figure svg { max-width: 100%; height: auto; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 8px 0; }
+th, td { padding: 3px 8px; border-bottom: 1px solid #eee; white-space: nowrap; }
+th { background: #f3f3f3; font-weight: 600; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.label { text-align: left; }
+tr.overall td { font-weight: 600; border-top: 2px solid #ccc; }
+th.run { border-bottom: 3px solid var(--run-color); }
+.swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px;
+  background: var(--run-color); margin-right: 4px; }
+.scroll { overflow-x: auto; }
+"""
+
+
+def _run_header(labels: Sequence[str], spans: Sequence[int]) -> str:
+    return "".join(
+        f'<th class="run" colspan="{span}" style="--run-color:{color(i)}">'
+        f'<span class="swatch"></span>{escape(label)}</th>'
+        for i, (label, span) in enumerate(zip(labels, spans, strict=True))
+    )
+
+
+def _td(text: str, numeric: bool = True) -> str:
+    return f'<td class="{"num" if numeric else "label"}">{escape(text)}</td>'
+
+
+def _notes(notes: Sequence[str]) -> str:
+    if not notes:
+        return ""
+    return '<ul class="notes">' + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul>"
+
+
+def pass_rate_html(table: PassRateTable, labels: Sequence[str]) -> str:
+    """A pass-rate table with a column group per run (token columns for runs with usage)."""
+    grouped = any(row.group for row in table.rows)
+    subs = {
+        label: ["n", "resolved", "pass rate (%)", "SE"]
+        + (["input tokens", "output tokens"] if label in table.token_runs else [])
+        for label in labels
+    }
+    head_cells = (["axis"] if grouped else []) + [STRATUM_HEADERS.get(table.key, table.key)]
+    first = "".join(f'<th rowspan="2">{escape(h)}</th>' for h in head_cells)
+    runs = _run_header(labels, [len(subs[label]) for label in labels])
+    second = "".join(f"<th>{escape(h)}</th>" for label in labels for h in subs[label])
+    rows = []
+    for row in table.rows:
+        cells = ([_td(row.group or "", False)] if grouped else []) + [_td(row.label, False)]
+        for label in labels:
+            cell = row.cells[label]
+            cells += [
+                _td(str(cell.n)),
+                _td(str(cell.resolved)),
+                _td(pct(cell.pass_rate)),
+                _td(pct_se(cell.se)),
+            ]
+            if label in table.token_runs:
+                cells += [_td(count(cell.input_tokens)), _td(count(cell.output_tokens))]
+        css = ' class="overall"' if row.key == "All" else ""
+        rows.append(f"<tr{css}>{''.join(cells)}</tr>")
+    return (
+        f'<div class="scroll"><table id="table-{escape(table.key)}"><thead>'
+        f"<tr>{first}{runs}</tr><tr>{second}</tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def retrieval_html(table: RetrievalTable, labels: Sequence[str]) -> str:
+    """The file and node retrieval tables, a column group per run."""
+    parts = []
+    for level in ("file", "node"):
+        sub = ["n", "recall (%)", "precision (%)", "F1 (%)"]
+        second = "".join(f"<th>{h}</th>" for _ in labels for h in sub)
+        rows = []
+        for row in table.rows:
+            cells = [_td(row.label, False)]
+            for label in labels:
+                cell = row.cells[label]
+                cells += [
+                    _td(str(cell.n if level == "file" else cell.node_n)),
+                    _td(pct(getattr(cell, f"{level}_recall"))),
+                    _td(pct(getattr(cell, f"{level}_precision"))),
+                    _td(pct(getattr(cell, f"{level}_f1"))),
+                ]
+            css = ' class="overall"' if row.key == "All" else ""
+            rows.append(f"<tr{css}>{''.join(cells)}</tr>")
+        parts.append(
+            f"<h3>{level.capitalize()} retrieval</h3>"
+            f'<div class="scroll"><table id="table-retrieval-{level}"><thead>'
+            f'<tr><th rowspan="2">language</th>{_run_header(labels, [len(sub)] * len(labels))}</tr>'
+            f"<tr>{second}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        )
+    return "".join(parts)
+
+
+def _summary_html(report: Report) -> str:
+    header, rows = summary_cells(report)
+    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    body = []
+    for index, row in enumerate(rows):
+        swatch = f'<span class="swatch" style="--run-color:{color(index)}"></span>'
+        first = f'<td class="label">{swatch}{escape(row[0])}</td>'
+        rest = "".join(_td(c, numeric=i >= 3) for i, c in enumerate(row[1:], start=1))
+        body.append(f"<tr>{first}{rest}</tr>")
+    notes = [f"{run.label}: {note}" for run in report.runs for note in run.notes]
+    return (
+        f'<div class="scroll"><table id="table-runs"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>{_notes(notes)}"
+    )
+
+
+def _section(anchor: str, title: str, body: str) -> str:
+    return f'<section id="{escape(anchor)}"><h2>{escape(title)}</h2>{body}</section>'
+
+
+def to_html(report: Report) -> str:
+    """The whole report as one self-contained HTML page."""
+    labels = report.labels
+    sections = [_section("runs", "Runs", _summary_html(report))]
+    nav = ['<a href="#runs">Runs</a>']
+    for index, table in enumerate(report.tables):
+        title = f"{table.reference}: {table.title}" if table.reference else table.title
+        body = ""
+        if table.description:
+            body += f'<p class="description">{escape(table.description)}</p>'
+        if len(table.rows) <= MAX_CHART_ROWS:
+            body += f"<figure>{pass_rate_chart(table, labels, salt=f'c{index}')}</figure>"
+        body += pass_rate_html(table, labels) + _notes(table.notes)
+        sections.append(_section(table.key, title, body))
+        nav.append(f'<a href="#{escape(table.key)}">{escape(table.reference or table.title)}</a>')
+    if report.retrieval is not None:
+        table6 = report.retrieval
+        body = f"<figure>{retrieval_chart(table6, labels, salt='retrieval')}</figure>"
+        body += retrieval_html(table6, labels) + _notes(table6.notes)
+        sections.append(_section("retrieval", f"{table6.reference}: {table6.title}", body))
+        nav.append(f'<a href="#retrieval">{escape(table6.reference)}</a>')
+    if report.notes:
+        sections.append(_section("notes", "Notes", _notes(report.notes)))
+        nav.append('<a href="#notes">Notes</a>')
+    meta = (
+        f"polybench {escape(report.polybench_version)}, {escape(report.generated_at)}. "
+        f"Pass rates in %, with bootstrap standard errors in percentage points "
+        f"({report.n_resamples} resamples, seed {report.seed})."
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>polybench report: {escape(', '.join(labels))}</title>"
+        f"<style>{_CSS}</style></head><body><main>"
+        f'<h1>polybench report</h1><p class="meta">{meta}</p><nav>{"".join(nav)}</nav>'
+        f"{''.join(sections)}</main></body></html>\n"
+    )

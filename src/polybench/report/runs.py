@@ -1,0 +1,176 @@
+"""Reading finished runs back from their folders: results, patches, metadata, token usage."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from polybench.dataset.models import Instance
+from polybench.grading.result import InstanceResult, Status
+from polybench.report.strata import RunOutcomes
+from polybench.report.usage import PredictionsFileError, usage_from_predictions
+
+NO_PREDICTION = "no_prediction"
+_ID_LISTS = ("resolved_ids", "unresolved_ids", "error_ids", "empty_patch_ids", "no_prediction_ids")
+_SYNTHETIC_PREDICTIONS = ("gold", "empty")
+
+
+class RunDirError(ValueError):
+    """A folder is not a polybench run."""
+
+
+@dataclass
+class LoadedRun:
+    """One run as read from its folder (see :func:`load_run`)."""
+
+    run_dir: Path
+    run_id: str
+    label: str
+    metadata: dict[str, Any]
+    results: dict[str, InstanceResult]
+    patches: dict[str, str]
+    listed_ids: list[str] | None
+    tokens: dict[str, tuple[float, float]] = field(default_factory=dict)
+    instance_ids: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def dataset(self) -> str | None:
+        """The dataset the run was made on, as recorded in ``run.json``."""
+        value = self.metadata.get("dataset")
+        return str(value) if value else None
+
+    @property
+    def predictions_source(self) -> str | None:
+        """Where the predictions came from (``gold``, ``empty`` or a file path)."""
+        value = self.metadata.get("predictions_source") or self.metadata.get("predictions")
+        return str(value) if value else None
+
+    @property
+    def model(self) -> str:
+        """The most common ``model_name_or_path`` of the run's results."""
+        names = Counter(r.model_name_or_path for r in self.results.values())
+        names.pop("unknown", None)
+        return names.most_common(1)[0][0] if names else "unknown"
+
+    def status(self, instance_id: str) -> str:
+        """The instance's final status, or ``no_prediction`` when it has no result."""
+        result = self.results.get(instance_id)
+        return result.status.value if result is not None else NO_PREDICTION
+
+    def outcomes(self) -> RunOutcomes:
+        """What the stratified tables need of this run."""
+        return RunOutcomes(
+            label=self.label,
+            instance_ids=list(self.instance_ids),
+            resolved={i: r.status is Status.RESOLVED for i, r in self.results.items()},
+            tokens=self.tokens,
+        )
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def load_run(run_dir: Path) -> LoadedRun:
+    """Read a run folder: ``run.json``, ``report.json`` and every ``instances/*/result.json``.
+
+    Unreadable results are skipped with a note. Raises :class:`RunDirError` when the folder
+    has neither ``run.json`` nor ``instances/``.
+    """
+    if not run_dir.is_dir():
+        raise RunDirError(f"{run_dir} is not a folder")
+    metadata = _read_json(run_dir / "run.json")
+    instances_dir = run_dir / "instances"
+    if not isinstance(metadata, dict) and not instances_dir.is_dir():
+        raise RunDirError(f"{run_dir} is not a polybench run (no run.json, no instances/)")
+    metadata = metadata if isinstance(metadata, dict) else {}
+    notes: list[str] = []
+    results: dict[str, InstanceResult] = {}
+    patches: dict[str, str] = {}
+    folders = sorted(instances_dir.iterdir()) if instances_dir.is_dir() else []
+    for folder in folders:
+        result_path = folder / "result.json"
+        if not result_path.is_file():
+            continue
+        try:
+            result = InstanceResult.model_validate_json(result_path.read_bytes())
+        except (OSError, ValidationError, ValueError):
+            notes.append(f"{result_path}: unreadable result, counted as no prediction")
+            continue
+        results[result.instance_id] = result
+        patch_path = folder / "patch.diff"
+        if patch_path.is_file():
+            patches[result.instance_id] = patch_path.read_text(encoding="utf-8", errors="replace")
+    summary = _read_json(run_dir / "report.json")
+    listed: list[str] | None = None
+    if isinstance(summary, dict) and any(isinstance(summary.get(k), list) for k in _ID_LISTS):
+        listed = [str(i) for key in _ID_LISTS for i in summary.get(key) or []]
+    run_id = str(metadata.get("run_id") or run_dir.name)
+    return LoadedRun(
+        run_dir=run_dir,
+        run_id=run_id,
+        label=run_id,
+        metadata=metadata,
+        results=results,
+        patches=patches,
+        listed_ids=listed,
+        notes=notes,
+    )
+
+
+def unique_labels(runs: list[LoadedRun]) -> None:
+    """Give runs that share a run id distinct labels (``id``, ``id#2``, ...)."""
+    seen: Counter[str] = Counter()
+    for run in runs:
+        seen[run.run_id] += 1
+        run.label = run.run_id if seen[run.run_id] == 1 else f"{run.run_id}#{seen[run.run_id]}"
+
+
+def attach_dataset(run: LoadedRun, instances: Mapping[str, Instance]) -> None:
+    """Fix the instances the run covers, in dataset order, and note what does not fit.
+
+    The run covers the ids its ``report.json`` lists (every instance it was asked to do,
+    with or without a prediction) plus every instance with a result; without a
+    ``report.json`` (an unfinished run) it covers the whole dataset.
+    """
+    if run.listed_ids is not None:
+        wanted = set(run.listed_ids) | set(run.results)
+    else:
+        wanted = set(instances) | set(run.results)
+        run.notes.append(
+            "no report.json (unfinished run?): every dataset instance without a result "
+            "counts as not resolved"
+        )
+    unknown = sorted(i for i in wanted if i not in instances)
+    if unknown:
+        shown = ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")
+        run.notes.append(f"{len(unknown)} instance ids are not in the dataset, left out: {shown}")
+    run.instance_ids = [i for i in instances if i in wanted]
+
+
+def attach_token_usage(run: LoadedRun) -> None:
+    """Read token usage from the run's predictions file, when it is a file that still exists."""
+    source = run.predictions_source
+    if not source or source in _SYNTHETIC_PREDICTIONS:
+        return
+    path = Path(source)
+    if not path.is_file():
+        run.notes.append(f"predictions file {source} not found: no token usage")
+        return
+    try:
+        usage = usage_from_predictions(path)
+    except PredictionsFileError as exc:
+        run.notes.append(f"predictions file unreadable, no token usage: {exc}")
+        return
+    covered = set(run.instance_ids)
+    run.tokens = {i: u for i, u in usage.items() if i in covered}

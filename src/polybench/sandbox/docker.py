@@ -1,0 +1,468 @@
+"""The ``docker`` backend: one container per sandbox, commands run with ``docker exec``.
+
+A sandbox is a container started from an image that already holds the repository at
+``/testbed`` (see :mod:`polybench.environments.images`). Its main process only sleeps:
+every command is a separate exec. Containers have no network unless asked, limits on
+memory, CPUs and processes, a label that marks them as polybench's, and they remove
+themselves when they stop (``auto_remove``), at the latest after ``lifetime`` seconds, so
+a killed harness leaves nothing running for long.
+
+Each exec runs under a small ``sh`` wrapper that is the leader of its own session (runc
+starts exec'd processes with ``setsid``). When the command returns, the wrapper kills every
+process left in its session, as the local backend kills the process group. On a timeout
+every process in the container but the init and the main sleep is killed; if that does not
+end the exec, the container itself is killed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import posixpath
+import select
+import struct
+import tarfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import docker
+from docker.errors import DockerException, ImageNotFound, NotFound
+from docker.models.containers import Container
+
+from polybench.sandbox.base import DEFAULT_MAX_OUTPUT_BYTES, ExecResult, SandboxError
+from polybench.sandbox.process import _CappedBuffer
+
+TESTBED = "/testbed"
+SCRATCH = "/polybench"
+CONTROL_DIR = "/run/polybench"
+
+LABEL_PREFIX = "org.polybench."
+MANAGED_LABEL = "org.polybench.managed"
+KIND_LABEL = "org.polybench.kind"
+LEVEL_LABEL = "org.polybench.level"
+IMAGE_LABEL = "org.polybench.image"
+INSTANCE_LABEL = "org.polybench.instance"
+
+DEFAULT_MEMORY = "8g"
+DEFAULT_CPUS = 2.0
+DEFAULT_PIDS = 8192
+DEFAULT_LIFETIME_SECONDS = 6 * 3600
+_POLL_SECONDS = 0.5
+_KILL_SECONDS = 15.0
+_DRAIN_SECONDS = 5.0
+
+# Runs the command, then kills whatever it left behind in its session (the wrapper is the
+# session leader, so its pid is the session id: field 6 of /proc/<pid>/stat).
+_WRAPPER = """"$@" 2>&1
+pb_rc=$?
+pb_me=$$
+pb_sweep() {
+  for pb_f in /proc/[0-9]*/stat; do
+    pb_p=${pb_f#/proc/}; pb_p=${pb_p%/stat}
+    [ "$pb_p" = "$pb_me" ] && continue
+    pb_line=
+    read -r pb_line < "$pb_f" || continue
+    set -- ${pb_line##*) }
+    [ "$4" = "$pb_me" ] && kill -9 "$pb_p"
+  done
+}
+{ pb_sweep; pb_sweep; } >/dev/null 2>&1
+exit $pb_rc
+"""
+
+# Kills every process of the container except the init, the main sleep and itself.
+_KILL_ALL = f"""pb_main=$(cat {CONTROL_DIR}/main.pid 2>/dev/null)
+pb_me=$$
+pb_kill() {{
+  for pb_d in /proc/[0-9]*; do
+    pb_p=${{pb_d#/proc/}}
+    case "$pb_p" in 1|"$pb_me"|"$pb_main") continue;; esac
+    kill -9 "$pb_p"
+  done
+}}
+{{ pb_kill; pb_kill; }} >/dev/null 2>&1
+exit 0
+"""
+
+
+class DockerUnavailable(SandboxError):
+    """The Docker daemon cannot be reached."""
+
+
+def managed_labels(kind: str, **extra: str) -> dict[str, str]:
+    """The labels that mark an object as created by polybench.
+
+    ``kind`` is ``container`` or ``image``; keyword arguments become
+    ``org.polybench.<name>`` labels (underscores turn into dashes).
+    """
+    labels = {MANAGED_LABEL: "true", KIND_LABEL: kind}
+    for name, value in extra.items():
+        labels[LABEL_PREFIX + name.replace("_", "-")] = value
+    return labels
+
+
+_clients = threading.local()
+
+
+def docker_client(timeout: int = 600) -> docker.DockerClient:
+    """A client for the daemon of the environment (``DOCKER_HOST``...), one per thread.
+
+    Raises :class:`DockerUnavailable` when the daemon does not answer.
+    """
+    cache: dict[int, docker.DockerClient] | None = getattr(_clients, "by_timeout", None)
+    if cache is None:
+        cache = {}
+        _clients.by_timeout = cache
+    client = cache.get(timeout)
+    if client is None:
+        try:
+            client = docker.from_env(timeout=timeout)
+            client.ping()
+        except DockerException as exc:
+            raise DockerUnavailable(f"the Docker daemon cannot be reached: {exc}") from exc
+        cache[timeout] = client
+    return client
+
+
+def docker_available() -> bool:
+    """True when a Docker daemon answers."""
+    try:
+        docker_client()
+    except DockerUnavailable:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class ContainerLimits:
+    """Resources and network of a sandbox container.
+
+    ``memory`` is a Docker size (``512m``, ``8g``) or None for no limit; swap is not
+    allowed beyond it. ``cpus`` may be fractional. ``lifetime`` bounds how long a
+    container lives if nobody removes it.
+    """
+
+    memory: str | None = DEFAULT_MEMORY
+    cpus: float | None = DEFAULT_CPUS
+    pids: int | None = DEFAULT_PIDS
+    allow_network: bool = False
+    lifetime: float = DEFAULT_LIFETIME_SECONDS
+
+    def create_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of ``containers.create`` for these limits."""
+        kwargs: dict[str, Any] = {"network_mode": "bridge" if self.allow_network else "none"}
+        if self.memory:
+            kwargs["mem_limit"] = self.memory
+            kwargs["memswap_limit"] = self.memory
+        if self.cpus:
+            kwargs["nano_cpus"] = int(self.cpus * 1e9)
+        if self.pids:
+            kwargs["pids_limit"] = self.pids
+        return kwargs
+
+
+def _tar_one(name: str, data: bytes, mode: int = 0o644) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        info = tarfile.TarInfo(name)
+        info.size = len(data)
+        info.mode = mode
+        info.mtime = int(time.time())
+        archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def _tar_dirs(names: list[str]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        for name in names:
+            info = tarfile.TarInfo(name)
+            info.type = tarfile.DIRTYPE
+            info.mode = 0o777 if name.rstrip("/").endswith(SCRATCH.strip("/")) else 0o755
+            info.mtime = int(time.time())
+            archive.addfile(info)
+    return buffer.getvalue()
+
+
+class _FrameReader:
+    """Reads Docker's multiplexed exec stream (8-byte frame headers) into a capped buffer."""
+
+    def __init__(self, sock: Any, buffer: _CappedBuffer) -> None:
+        self.sock = sock
+        self.buffer = buffer
+        self.pending = bytearray()
+
+    def read_until(self, deadline: float | None) -> bool:
+        """Read until the stream ends (True) or ``deadline`` passes (False)."""
+        while True:
+            wait = _POLL_SECONDS
+            if deadline is not None:
+                wait = min(wait, deadline - time.monotonic())
+                if wait <= 0:
+                    return False
+            ready, _, _ = select.select([self.sock], [], [], wait)
+            if not ready:
+                continue
+            try:
+                chunk = self.sock.read(1 << 16)
+            except (BlockingIOError, TimeoutError):
+                continue
+            except OSError:
+                return True
+            if not chunk:
+                return True
+            self._feed(chunk)
+
+    def _feed(self, chunk: bytes) -> None:
+        self.pending += chunk
+        while len(self.pending) >= 8:
+            (size,) = struct.unpack(">I", self.pending[4:8])
+            if len(self.pending) < 8 + size:
+                break
+            self.buffer.add(bytes(self.pending[8 : 8 + size]))
+            del self.pending[: 8 + size]
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.close()
+
+
+class DockerSandbox:
+    """A running container whose repository is at ``/testbed``; see the module docstring."""
+
+    def __init__(
+        self,
+        client: docker.DockerClient,
+        container: Container,
+        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    ) -> None:
+        self.client = client
+        self.container = container
+        self.max_output_bytes = max_output_bytes
+        self._removed = False
+        self._dead_reason: str | None = None
+
+    @classmethod
+    def create(
+        cls,
+        image: str,
+        limits: ContainerLimits | None = None,
+        labels: dict[str, str] | None = None,
+        client: docker.DockerClient | None = None,
+        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    ) -> DockerSandbox:
+        """Start a container from ``image`` (which should hold the repository at /testbed)."""
+        client = client or docker_client()
+        limits = limits or ContainerLimits()
+        all_labels = {**managed_labels("container"), **(labels or {})}
+        main = f"echo $$ > {CONTROL_DIR}/main.pid; exec sleep {int(limits.lifetime)}"
+        try:
+            container = client.containers.create(
+                image,
+                entrypoint=["/bin/sh", "-c", main],
+                command=[],
+                detach=True,
+                init=True,
+                auto_remove=True,
+                labels=all_labels,
+                working_dir=TESTBED,
+                user="0",
+                **limits.create_kwargs(),
+            )
+        except ImageNotFound as exc:
+            raise SandboxError(f"image {image} does not exist") from exc
+        except DockerException as exc:
+            raise SandboxError(f"could not create a container from {image}: {exc}") from exc
+        sandbox = cls(client, container, max_output_bytes)
+        try:
+            dirs = [f"{SCRATCH.strip('/')}/", f"{CONTROL_DIR.strip('/')}/"]
+            container.put_archive("/", _tar_dirs(dirs))
+            container.start()
+        except DockerException as exc:
+            sandbox.cleanup()
+            raise SandboxError(f"could not start a container from {image}: {exc}") from exc
+        return sandbox
+
+    @property
+    def workdir(self) -> str:
+        """``/testbed``."""
+        return TESTBED
+
+    @property
+    def scratch_dir(self) -> str:
+        """``/polybench``."""
+        return SCRATCH
+
+    @property
+    def isolation(self) -> str:
+        """``docker``."""
+        return "docker"
+
+    @property
+    def container_id(self) -> str:
+        """The id of the container."""
+        return str(self.container.id)
+
+    def _check_usable(self) -> None:
+        if self._removed:
+            raise SandboxError(f"sandbox {self.container_id[:12]} has been cleaned up")
+        if self._dead_reason is not None:
+            raise SandboxError(f"sandbox {self.container_id[:12]} is gone: {self._dead_reason}")
+
+    def _inside(self, path: str) -> str:
+        """The absolute, normalised path of ``path``; refuses paths outside the sandbox."""
+        absolute = path if path.startswith("/") else f"{TESTBED}/{path}"
+        normal = posixpath.normpath(absolute)
+        for root in (TESTBED, SCRATCH):
+            if normal == root or normal.startswith(root + "/"):
+                return normal
+        raise SandboxError(f"{path} is outside the sandbox's workdir and scratch directory")
+
+    def _start_exec(
+        self, argv: list[str], env: dict[str, str] | None, cwd: str | None
+    ) -> tuple[str, Any]:
+        try:
+            created = self.client.api.exec_create(
+                self.container_id,
+                argv,
+                stdout=True,
+                stderr=True,
+                environment=env or {},
+                workdir=cwd or TESTBED,
+            )
+            exec_id = str(created["Id"])
+            sock = self.client.api.exec_start(exec_id, socket=True)
+        except NotFound as exc:
+            self._dead_reason = "the container no longer exists"
+            raise SandboxError(f"sandbox {self.container_id[:12]} is gone: {exc}") from exc
+        except DockerException as exc:
+            raise SandboxError(f"docker exec failed: {exc}") from exc
+        return exec_id, sock
+
+    def exec(
+        self,
+        command: list[str] | str,
+        timeout: float | None = None,
+        env: dict[str, str] | None = None,
+        cwd: str | None = None,
+    ) -> ExecResult:
+        """Run a command in the container; see :class:`polybench.sandbox.base.Sandbox`."""
+        self._check_usable()
+        argv = ["bash", "-c", command] if isinstance(command, str) else list(command)
+        started = time.monotonic()
+        exec_id, sock = self._start_exec(["/bin/sh", "-c", _WRAPPER, "sh", *argv], env, cwd)
+        buffer = _CappedBuffer(self.max_output_bytes)
+        reader = _FrameReader(sock, buffer)
+        deadline = None if timeout is None else started + timeout
+        try:
+            finished = reader.read_until(deadline)
+            if not finished:
+                self._kill_everything()
+                if not reader.read_until(time.monotonic() + _DRAIN_SECONDS):
+                    self._kill_container("an exec could not be stopped after its timeout")
+        finally:
+            reader.close()
+        exit_code = self._exit_code(exec_id) if finished else None
+        return ExecResult(
+            exit_code=exit_code,
+            output=buffer.value().decode("utf-8", errors="replace"),
+            timed_out=not finished,
+            duration=time.monotonic() - started,
+            truncated_bytes=buffer.dropped,
+        )
+
+    def _exit_code(self, exec_id: str) -> int | None:
+        deadline = time.monotonic() + _DRAIN_SECONDS
+        while True:
+            try:
+                info = self.client.api.exec_inspect(exec_id)
+            except DockerException as exc:
+                raise SandboxError(f"docker exec inspect failed: {exc}") from exc
+            if not info.get("Running") or time.monotonic() > deadline:
+                code = info.get("ExitCode")
+                return int(code) if code is not None else None
+            time.sleep(0.05)
+
+    def _kill_everything(self) -> None:
+        """Kill every process of the container but its init and main process."""
+        try:
+            _, sock = self._start_exec(["/bin/sh", "-c", _KILL_ALL], None, "/")
+        except SandboxError:
+            self._kill_container("killing the processes of a timed-out exec failed")
+            return
+        reader = _FrameReader(sock, _CappedBuffer(1 << 16))
+        try:
+            if not reader.read_until(time.monotonic() + _KILL_SECONDS):
+                self._kill_container("killing the processes of a timed-out exec hung")
+        finally:
+            reader.close()
+
+    def _kill_container(self, reason: str) -> None:
+        self._dead_reason = reason
+        with contextlib.suppress(DockerException):
+            self.container.kill()
+
+    def read_file(self, path: str) -> bytes:
+        """The bytes of a file in the container (symbolic links are followed)."""
+        self._check_usable()
+        target = self._inside(path)
+        for _ in range(16):
+            try:
+                stream, _ = self.container.get_archive(target)
+                raw = b"".join(stream)
+            except NotFound as exc:
+                raise FileNotFoundError(f"{path}: no such file in the sandbox") from exc
+            except DockerException as exc:
+                raise SandboxError(f"reading {path} failed: {exc}") from exc
+            with tarfile.open(fileobj=io.BytesIO(raw)) as archive:
+                member = archive.next()
+                if member is None:
+                    raise FileNotFoundError(f"{path}: no such file in the sandbox")
+                if member.issym():
+                    target = posixpath.normpath(
+                        posixpath.join(posixpath.dirname(target), member.linkname)
+                    )
+                    continue
+                if not member.isfile():
+                    raise IsADirectoryError(f"{path} is not a regular file")
+                extracted = archive.extractfile(member)
+                assert extracted is not None
+                return extracted.read()
+        raise SandboxError(f"{path}: too many levels of symbolic links")
+
+    def write_file(self, path: str, data: bytes | str) -> None:
+        """Create or replace a file in the container (parent directories are created)."""
+        self._check_usable()
+        target = self._inside(path)
+        payload = data.encode("utf-8") if isinstance(data, str) else data
+        try:
+            self.container.put_archive("/", _tar_one(target.lstrip("/"), payload))
+        except DockerException as exc:
+            raise SandboxError(f"writing {path} failed: {exc}") from exc
+
+    def copy_in(self, source: Path, destination: str = TESTBED) -> None:
+        """Copy a host directory's content (dotfiles and ``.git`` included) into the container."""
+        self._check_usable()
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w") as archive:
+            archive.add(str(source), arcname=destination.strip("/"))
+        try:
+            self.container.put_archive("/", buffer.getvalue())
+        except DockerException as exc:
+            raise SandboxError(f"copying {source} into the sandbox failed: {exc}") from exc
+
+    def cleanup(self) -> None:
+        """Remove the container (killing what runs in it). Safe to call twice."""
+        if self._removed:
+            return
+        self._removed = True
+        with contextlib.suppress(NotFound):
+            try:
+                self.container.remove(force=True, v=True)
+            except DockerException as exc:
+                # "removal already in progress" (auto_remove) is fine; anything else is not.
+                if "in progress" not in str(exc):
+                    raise SandboxError(f"could not remove container: {exc}") from exc
