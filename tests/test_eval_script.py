@@ -4,7 +4,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from polybench.runner.eval_script import END_MARKER, START_MARKER, eval_script, split_log
+from polybench.sandbox.eval_script import END_MARKER, START_MARKER, eval_script, split_log
 
 
 def run_script(tmp_path: Path, command: str) -> subprocess.CompletedProcess[str]:

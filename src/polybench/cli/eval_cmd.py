@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from polybench.cli.backends import BACKENDS, BackendOptions, make_provider
 from polybench.dataset.builtin import BUILTIN_DATASETS, materialise_builtin_repos
 from polybench.dataset.loaders import DatasetError, load_dataset
 from polybench.dataset.predictions import (
@@ -19,14 +20,13 @@ from polybench.dataset.predictions import (
     PredictionsFileError,
     load_predictions,
 )
-from polybench.environments.manager import EnvironmentManager
-from polybench.environments.provider import LocalProvider
 from polybench.environments.repos import RepoStore
 from polybench.grading.result import InstanceResult, Status
 from polybench.paths import cache_root
 from polybench.report.run_report import build_summary, write_official, write_summary
 from polybench.runner.instance import DEFAULT_TIMEOUT_SECONDS, InstanceRunner, RunSettings
 from polybench.runner.run import Runner, RunOutcome, RunPlan, write_run_metadata
+from polybench.sandbox.base import SandboxError
 from polybench.sandbox.local import ISOLATION_MODES
 
 console = Console(soft_wrap=True)
@@ -116,10 +116,29 @@ def eval_command(
     timeout: Annotated[
         float, typer.Option(help="Wall-clock seconds for one instance's test command.")
     ] = DEFAULT_TIMEOUT_SECONDS,
-    backend: Annotated[str, typer.Option(help="Sandbox backend.")] = "local",
+    backend: Annotated[
+        str, typer.Option(help=f"Sandbox backend: {', '.join(BACKENDS)}.")
+    ] = "local",
     isolation: Annotated[
         str, typer.Option(help=f"Local backend isolation: {', '.join(ISOLATION_MODES)}.")
     ] = "auto",
+    memory: Annotated[
+        str, typer.Option(help="Docker: memory limit of a container (e.g. 4g; 'none').")
+    ] = "8g",
+    cpus: Annotated[float, typer.Option(help="Docker: CPUs of a container (0: no limit).")] = 2.0,
+    pids_limit: Annotated[
+        int, typer.Option(help="Docker: processes of a container (0: no limit).")
+    ] = 8192,
+    image_source: Annotated[
+        str, typer.Option(help="Docker: 'build' images, 'pull' the official ones, or 'auto'.")
+    ] = "build",
+    base_source: Annotated[
+        str,
+        typer.Option(help="Docker: base images from 'registry' images or a local 'rootfs' image."),
+    ] = "registry",
+    trust_host_ca: Annotated[
+        bool, typer.Option(help="Docker: trust this machine's extra CA certificates in images.")
+    ] = False,
     repo_dir: Annotated[
         Path | None,
         typer.Option(help="Folder of local clones named <owner>__<name> (env POLYBENCH_REPO_DIR)."),
@@ -137,11 +156,20 @@ def eval_command(
     split: Annotated[str, typer.Option(help="Dataset split when loading from the hub.")] = "test",
 ) -> None:
     """Evaluate predictions on a dataset and write a report."""
-    if backend != "local":
-        err_console.print(f"[red]error:[/red] unknown backend {backend!r} (available: local)")
-        raise typer.Exit(2)
-    if isolation not in ISOLATION_MODES:
-        err_console.print(f"[red]error:[/red] --isolation must be one of {ISOLATION_MODES}")
+    backend_options = BackendOptions(
+        backend=backend,
+        isolation=isolation,
+        allow_network=allow_network,
+        memory=memory,
+        cpus=cpus,
+        pids_limit=pids_limit,
+        image_source=image_source,
+        base_source=base_source,
+        trust_host_ca=trust_host_ca,
+    )
+    backend_problem = backend_options.problem()
+    if backend_problem is not None:
+        err_console.print(f"[red]error:[/red] {backend_problem}")
         raise typer.Exit(2)
     if output_format not in ("native", "official"):
         err_console.print("[red]error:[/red] --format must be 'native' or 'official'")
@@ -178,17 +206,15 @@ def eval_command(
         force=force,
         workers=workers,
     )
-    provider = LocalProvider(
-        repos,
-        EnvironmentManager(),
-        work_dir=plan.sandboxes_dir,
-        isolation=isolation,
-        allow_network=allow_network,
-    )
+    try:
+        provider = make_provider(backend_options, repos, work_dir=plan.sandboxes_dir)
+    except SandboxError as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
     run_dir.mkdir(parents=True, exist_ok=True)
     write_run_metadata(
         plan,
-        {"dataset": dataset, "backend": backend, "isolation": isolation, "workers": workers},
+        {"dataset": dataset, "workers": workers, **backend_options.metadata()},
     )
     instance_runner = InstanceRunner(provider, RunSettings(timeout=timeout))
     outcome = _run_with_progress(instance_runner, plan)

@@ -5,9 +5,14 @@ from __future__ import annotations
 import typer
 
 from polybench import __version__
+from polybench.cli.annotate_cmd import annotate_command
+from polybench.cli.build_cmd import build_command
+from polybench.cli.collect_cmd import collect_command
+from polybench.cli.curate_cmd import curate_command
 from polybench.cli.eval_cmd import eval_command
 from polybench.cli.parse_log_cmd import parse_log_command
 from polybench.cli.report_cmd import report_command
+from polybench.cli.validate_cmd import validate_command
 
 app = typer.Typer(
     name="polybench",
@@ -19,6 +24,11 @@ app = typer.Typer(
 app.command("eval")(eval_command)
 app.command("parse-log")(parse_log_command)
 app.command("report")(report_command)
+app.command("collect")(collect_command)
+app.command("build")(build_command)
+app.command("validate")(validate_command)
+app.command("annotate")(annotate_command)
+app.command("curate")(curate_command)
 
 
 @app.command("version")

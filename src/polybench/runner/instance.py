@@ -20,7 +20,7 @@ from polybench.grading.result import ErrorKind, InstanceResult, Status
 from polybench.patches.apply import apply_patch
 from polybench.patches.diff import PatchError, check_patch, touched_files
 from polybench.runner.artifacts import InstanceArtifacts
-from polybench.runner.eval_script import eval_script, split_log
+from polybench.sandbox.eval_script import eval_script, split_log
 from polybench.sandbox.base import Sandbox, SandboxError
 
 DEFAULT_TIMEOUT_SECONDS = 1800.0

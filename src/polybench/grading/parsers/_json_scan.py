@@ -8,11 +8,9 @@ or interrupted by foreign output are decoded as far as they go.
 
 from __future__ import annotations
 
-import gc
 import json
 import re
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,22 +56,6 @@ def decode_at(text: str, pos: int) -> tuple[Any, int]:
         raise DecodeError(exc.msg, exc.pos) from None
     except RecursionError:
         raise DecodeError("JSON nested too deeply", len(text)) from None
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while decoding a large report.
-
-    Decoded JSON holds no reference cycles, but its millions of containers trigger
-    repeated full collections that cost more than the decoding itself.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 @dataclass

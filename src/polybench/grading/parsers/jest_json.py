@@ -14,12 +14,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from polybench.grading.parsers._gc import gc_paused
 from polybench.grading.parsers._json_scan import (
     FoundReport,
     ReportScanner,
     as_list,
     as_str,
-    gc_paused,
 )
 from polybench.grading.parsers._text import strip_ansi
 from polybench.grading.parsers.base import ParseResult, TestStatus, register

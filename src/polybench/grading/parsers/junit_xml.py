@@ -22,7 +22,7 @@ import html
 import re
 from dataclasses import dataclass, field
 
-from polybench.grading.parsers._json_scan import gc_paused
+from polybench.grading.parsers._gc import gc_paused
 from polybench.grading.parsers._text import strip_ansi
 from polybench.grading.parsers.base import ParseResult, TestStatus, register
 
