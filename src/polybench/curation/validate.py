@@ -38,8 +38,8 @@ from polybench.grading.parsers import get_parser
 from polybench.grading.parsers.base import LogParser, TestStatus
 from polybench.grading.repo_map import parser_for
 from polybench.patches.apply import RESET_TO_HEAD, apply_patch
-from polybench.sandbox.eval_script import eval_script, split_log
 from polybench.sandbox.base import SandboxError
+from polybench.sandbox.eval_script import eval_script, split_log
 
 DEFAULT_RUNS = 3
 _GIT_TIMEOUT = 300.0

@@ -20,8 +20,8 @@ from polybench.grading.result import ErrorKind, InstanceResult, Status
 from polybench.patches.apply import apply_patch
 from polybench.patches.diff import PatchError, check_patch, touched_files
 from polybench.runner.artifacts import InstanceArtifacts
-from polybench.sandbox.eval_script import eval_script, split_log
 from polybench.sandbox.base import Sandbox, SandboxError
+from polybench.sandbox.eval_script import eval_script, split_log
 
 DEFAULT_TIMEOUT_SECONDS = 1800.0
 _GIT_TIMEOUT = 300.0
