@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 import shutil
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -17,7 +18,7 @@ from pydantic import ValidationError
 
 from polybench import __version__
 from polybench.atomic import atomic_write_text
-from polybench.dataset.models import Instance
+from polybench.dataset.models import Instance, Prediction
 from polybench.dataset.predictions import PredictionSet
 from polybench.grading.result import ErrorKind, InstanceResult, Status
 from polybench.runner.artifacts import InstanceArtifacts
@@ -89,8 +90,151 @@ def write_result(artifacts: InstanceArtifacts, result: InstanceResult) -> None:
     atomic_write_text(artifacts.path("result.json"), result.model_dump_json(indent=2))
 
 
+class OutputDirectoryError(RuntimeError):
+    """The run directory takes no more results (disk full, read-only): the run stops.
+
+    Everything recorded before is complete (atomic writes); running the same run id
+    again once the cause is fixed resumes from there.
+    """
+
+
+_OUTPUT_DEAD_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS}
+
+
+def output_failure(exc: BaseException) -> OSError | None:
+    """The ``OSError`` behind ``exc`` when it says the output directory is unusable."""
+    seen: BaseException | None = exc
+    for _ in range(16):  # the chain of causes, bounded
+        if seen is None:
+            break
+        if isinstance(seen, OSError) and seen.errno in _OUTPUT_DEAD_ERRNOS:
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def finished_result(plan: RunPlan, instance: Instance) -> InstanceResult | None:
+    """The recorded result of ``instance`` when it can be reused (same patch, no --force)."""
+    if plan.force:
+        return None
+    prediction = plan.predictions.predictions[instance.instance_id]
+    previous = load_result(plan.artifacts_for(instance.instance_id).path("result.json"))
+    if previous is None or previous.patch_sha256 != patch_digest(prediction.model_patch):
+        return None
+    return previous
+
+
+def prepare_run(plan: RunPlan) -> tuple[RunOutcome, list[Instance]]:
+    """Make the run folders and split instances into finished ones (reused) and the rest.
+
+    Sandboxes left behind by a killed run of the same run id are removed. Instances
+    without a prediction are neither.
+    """
+    plan.instances_dir.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(plan.sandboxes_dir, ignore_errors=True)
+    outcome = RunOutcome()
+    todo: list[Instance] = []
+    for instance in plan.instances:
+        if instance.instance_id not in plan.predictions.predictions:
+            continue
+        previous = finished_result(plan, instance)
+        if previous is not None:
+            outcome.results[instance.instance_id] = previous
+            outcome.reused.append(instance.instance_id)
+        else:
+            todo.append(instance)
+    return outcome, todo
+
+
+def finish_run(plan: RunPlan, outcome: RunOutcome, started: float) -> None:
+    """Remove the run's sandboxes and record its wall time."""
+    shutil.rmtree(plan.sandboxes_dir, ignore_errors=True)
+    outcome.wall_seconds = time.monotonic() - started
+
+
+def evaluate_instance(
+    instance_runner: InstanceRunner,
+    instance: Instance,
+    prediction: Prediction,
+    artifacts: InstanceArtifacts,
+    max_attempts: int,
+    before_attempt: Callable[[InstanceArtifacts, int], None] | None = None,
+) -> InstanceResult:
+    """Evaluate one instance, redoing it after a retried infrastructure error.
+
+    Each attempt starts from an empty artifact folder. ``result.json`` is not written
+    here: the caller records the result (see :func:`write_result`).
+    """
+    result: InstanceResult | None = None
+    for attempt in range(1, max(1, max_attempts) + 1):
+        artifacts.clear()
+        if before_attempt is not None:
+            before_attempt(artifacts, attempt)
+        result = instance_runner.run(instance, prediction, artifacts)
+        result.attempts = attempt
+        if result.error_kind not in RETRIED_ERRORS:
+            break
+    assert result is not None
+    return result
+
+
+def failure_result(instance: Instance, kind: ErrorKind, reason: str) -> InstanceResult:
+    """An error result for an instance whose evaluation could not produce one."""
+    return InstanceResult(
+        instance_id=instance.instance_id,
+        repo=instance.repo,
+        language=instance.language.value,
+        status=Status.ERROR,
+        error_kind=kind,
+        reason=reason,
+    )
+
+
+class ResultCollector:
+    """Gathers results as they arrive, for any executor; thread-safe."""
+
+    def __init__(
+        self,
+        plan: RunPlan,
+        outcome: RunOutcome,
+        on_result: Callable[[InstanceResult], None] | None = None,
+    ) -> None:
+        self.plan = plan
+        self.outcome = outcome
+        self.on_result = on_result
+        self._lock = threading.Lock()
+
+    def add(self, instance: Instance, result: InstanceResult | BaseException) -> InstanceResult:
+        """Record one instance's result, or the exception that stopped it.
+
+        An exception that says the run directory is unusable (disk full, read-only)
+        raises :class:`OutputDirectoryError`: nothing more can be recorded.
+        """
+        if isinstance(result, BaseException):
+            dead = output_failure(result)
+            if dead is not None:
+                recorded = len(self.outcome.evaluated) + len(self.outcome.reused)
+                raise OutputDirectoryError(
+                    f"cannot write results to {self.plan.run_dir}: {dead.strerror or dead} "
+                    f"(while recording {instance.instance_id}). The run stopped; {recorded} "
+                    "finished results are saved. Free space (or fix the directory) and run "
+                    "the same --run-id again to resume."
+                ) from result
+            result = failure_result(
+                instance,
+                ErrorKind.HARNESS_ERROR,
+                f"could not record the result: {type(result).__name__}: {result}",
+            )
+        with self._lock:
+            self.outcome.results[instance.instance_id] = result
+            self.outcome.evaluated.append(instance.instance_id)
+        if self.on_result:
+            self.on_result(result)
+        return result
+
+
 class Runner:
-    """Evaluates a :class:`RunPlan` with an :class:`InstanceRunner`."""
+    """Evaluates a :class:`RunPlan` with an :class:`InstanceRunner` on a thread pool."""
 
     def __init__(
         self,
@@ -101,82 +245,35 @@ class Runner:
         self.instance_runner = instance_runner
         self.on_start = on_start
         self.on_result = on_result
-        self._lock = threading.Lock()
-
-    def _finished(self, plan: RunPlan, instance: Instance) -> InstanceResult | None:
-        if plan.force:
-            return None
-        prediction = plan.predictions.predictions[instance.instance_id]
-        previous = load_result(plan.artifacts_for(instance.instance_id).path("result.json"))
-        if previous is None or previous.patch_sha256 != patch_digest(prediction.model_patch):
-            return None
-        return previous
 
     def _evaluate(self, plan: RunPlan, instance: Instance) -> InstanceResult:
         prediction = plan.predictions.predictions[instance.instance_id]
         artifacts = plan.artifacts_for(instance.instance_id)
-        result: InstanceResult | None = None
-        for attempt in range(1, plan.max_attempts + 1):
-            artifacts.clear()
-            result = self.instance_runner.run(instance, prediction, artifacts)
-            result.attempts = attempt
-            if result.error_kind not in RETRIED_ERRORS:
-                break
-        assert result is not None
+        result = evaluate_instance(
+            self.instance_runner, instance, prediction, artifacts, plan.max_attempts
+        )
         write_result(artifacts, result)
         return result
-
-    def _collect(
-        self, instance: Instance, future: Future[InstanceResult], outcome: RunOutcome
-    ) -> None:
-        try:
-            result = future.result()
-        except Exception as exc:  # writing the result itself failed (disk full, ...)
-            result = InstanceResult(
-                instance_id=instance.instance_id,
-                repo=instance.repo,
-                language=instance.language.value,
-                status=Status.ERROR,
-                error_kind=ErrorKind.HARNESS_ERROR,
-                reason=f"could not record the result: {type(exc).__name__}: {exc}",
-            )
-        with self._lock:
-            outcome.results[instance.instance_id] = result
-            outcome.evaluated.append(instance.instance_id)
-        if self.on_result:
-            self.on_result(result)
 
     def run(self, plan: RunPlan) -> RunOutcome:
         """Evaluate every instance that has a prediction; finished ones are reused."""
         started = time.monotonic()
-        plan.instances_dir.mkdir(parents=True, exist_ok=True)
-        # Sandboxes left behind by a killed run of this run id.
-        shutil.rmtree(plan.sandboxes_dir, ignore_errors=True)
-        outcome = RunOutcome()
-        todo: list[Instance] = []
-        for instance in plan.instances:
-            if instance.instance_id not in plan.predictions.predictions:
-                continue
-            previous = self._finished(plan, instance)
-            if previous is not None:
-                outcome.results[instance.instance_id] = previous
-                outcome.reused.append(instance.instance_id)
-            else:
-                todo.append(instance)
+        outcome, todo = prepare_run(plan)
         if self.on_start:
             self.on_start(len(todo), len(outcome.reused))
+        collector = ResultCollector(plan, outcome, self.on_result)
         pool = ThreadPoolExecutor(max_workers=max(1, plan.workers))
         try:
             futures = {pool.submit(self._evaluate, plan, instance): instance for instance in todo}
             for future in as_completed(futures):
-                self._collect(futures[future], future, outcome)
+                error = future.exception()
+                collector.add(futures[future], error if error is not None else future.result())
         except BaseException:
             # Ctrl-C or a fatal error: do not start anything new; finished results are on disk.
             pool.shutdown(wait=False, cancel_futures=True)
             raise
         pool.shutdown()
-        shutil.rmtree(plan.sandboxes_dir, ignore_errors=True)
-        outcome.wall_seconds = time.monotonic() - started
+        finish_run(plan, outcome, started)
         return outcome
 
 

@@ -10,6 +10,11 @@ namespace: the checkout is bound read-write at ``/testbed``, a scratch directory
 ``/polybench``, a private ``/tmp``, and the rest of the file system read-only. Without
 it commands run as plain subprocesses in the checkout, and host paths of the checkout
 in their output are shown as ``/testbed`` so test ids match the dataset.
+
+Either way, where the machine has a writable cgroup ``pids`` controller each command runs
+in its own cgroup capped at ``max_processes`` processes and threads (a fork bomb stops
+there), and whatever is left in it when the command returns is killed; see
+:mod:`polybench.sandbox.limits`.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import tempfile
 from pathlib import Path
 
 from polybench.sandbox.base import DEFAULT_MAX_OUTPUT_BYTES, ExecResult, SandboxError
+from polybench.sandbox.limits import DEFAULT_MAX_PROCESSES, ProcessLimit, pids_hierarchy
 from polybench.sandbox.process import run_process
 
 TESTBED = "/testbed"
@@ -75,8 +81,10 @@ class LocalSandbox:
         allow_network: bool = False,
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
         read_only_paths: tuple[Path, ...] = (),
+        max_processes: int | None = DEFAULT_MAX_PROCESSES,
     ) -> None:
         self.root = root
+        self.max_processes = max_processes
         self.read_only_paths = read_only_paths
         self.checkout = root / "testbed"
         self.scratch = root / "scratch"
@@ -95,12 +103,14 @@ class LocalSandbox:
         allow_network: bool = False,
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
         read_only_paths: tuple[Path, ...] = (),
+        max_processes: int | None = DEFAULT_MAX_PROCESSES,
     ) -> LocalSandbox:
         """Check ``commit`` of the cached clone out into a new sandbox directory.
 
         ``read_only_paths`` (e.g. prepared environments) are made visible to commands
         even where the isolation hides their parent (a private ``/tmp``); the clone's
         object store always is, since the checkout borrows its objects.
+        ``max_processes`` caps each command's processes where cgroups allow (None: no cap).
         """
         if isolation not in ISOLATION_MODES:
             raise ValueError(f"isolation must be one of {ISOLATION_MODES}, not {isolation!r}")
@@ -111,7 +121,7 @@ class LocalSandbox:
             parent.mkdir(parents=True, exist_ok=True)
         root = Path(tempfile.mkdtemp(prefix="polybench-", dir=parent))
         visible = (clone.resolve(), *(p.resolve() for p in read_only_paths))
-        sandbox = cls(root, use_bwrap, allow_network, max_output_bytes, visible)
+        sandbox = cls(root, use_bwrap, allow_network, max_output_bytes, visible, max_processes)
         try:
             sandbox.scratch.mkdir()
             sandbox._git_host(
@@ -148,6 +158,11 @@ class LocalSandbox:
     def isolation(self) -> str:
         """``bubblewrap`` or ``none``."""
         return "bubblewrap" if self.use_bubblewrap else "none"
+
+    @property
+    def process_limit(self) -> int | None:
+        """The cap on each command's processes, or None where none can be set here."""
+        return self.max_processes if self.max_processes and pids_hierarchy() else None
 
     def host_path(self, path: str) -> Path:
         """Map a path as seen in the sandbox to the host path behind it."""
@@ -193,14 +208,20 @@ class LocalSandbox:
         inside_cwd = cwd or self.workdir
         host_cwd = self.host_path(inside_cwd) if not self.use_bubblewrap else self.root
         path_map = {} if self.use_bubblewrap else self._path_map()
-        return run_process(
-            self._argv(command, inside_cwd, full_env),
-            cwd=host_cwd,
-            env=full_env,
-            timeout=timeout,
-            max_output_bytes=self.max_output_bytes,
-            path_map=path_map,
-        )
+        argv = self._argv(command, inside_cwd, full_env)
+        limit = ProcessLimit.create(self.max_processes) if self.max_processes else None
+        try:
+            return run_process(
+                limit.wrap(argv) if limit is not None else argv,
+                cwd=host_cwd,
+                env=full_env,
+                timeout=timeout,
+                max_output_bytes=self.max_output_bytes,
+                path_map=path_map,
+            )
+        finally:
+            if limit is not None:
+                limit.close()
 
     def _path_map(self) -> dict[str, str]:
         mapping = {str(self.checkout): TESTBED, str(self.scratch): SCRATCH}

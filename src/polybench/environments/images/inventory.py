@@ -17,7 +17,7 @@ from typing import Any
 import docker
 from docker.errors import DockerException, NotFound
 
-from polybench.environments.images.settings import LEVELS
+from polybench.environments.images.settings import BASE_NAMES, LEVELS, base_tag
 from polybench.sandbox.docker import IMAGE_LABEL, KIND_LABEL, LEVEL_LABEL, MANAGED_LABEL
 
 _LEVEL_RANK = {"base": 0, "env": 1, "instance": 2}
@@ -158,8 +158,8 @@ def disk_usage(client: docker.DockerClient, images: list[ManagedImage]) -> DiskR
         shared[str(entry.get("Id"))] = max(0, int(entry.get("SharedSize") or 0))
     candidates: list[tuple[int, int, str, tuple[str, ...]]] = []
     names: list[str] = []
-    for image in client.images.list():
-        attrs = image.attrs
+    for local in client.images.list():
+        attrs = local.attrs
         level = ((attrs.get("Config") or {}).get("Labels") or {}).get(LEVEL_LABEL, "")
         rank = _LEVEL_RANK.get(level, -1) if owned_image(attrs) else -1
         layers = tuple((attrs.get("RootFS") or {}).get("Layers") or [])
@@ -218,13 +218,23 @@ def remove_containers(client: docker.DockerClient, containers: list[Any]) -> lis
     return done
 
 
+def our_tags(image: ManagedImage) -> list[str]:
+    """The tags of ``image`` polybench gave it (a tag someone else added is left alone)."""
+    names = {image.name, *(base_tag(name) for name in BASE_NAMES)}
+    return [tag for tag in image.tags if tag in names]
+
+
 def remove_images(client: docker.DockerClient, images: list[ManagedImage]) -> list[Removal]:
-    """Remove images, instances before environments before bases (children first)."""
+    """Untag images, instances before environments before bases (children first).
+
+    Only polybench's own tags are removed, so an image someone also tagged stays (under
+    that tag); the others are deleted with their last tag.
+    """
     done: list[Removal] = []
     ordered = sorted(images, key=lambda i: -_LEVEL_RANK.get(i.level, 9))
     for image in ordered:
         problems: list[str] = []
-        for tag in image.tags:
+        for tag in our_tags(image):
             try:
                 client.images.remove(tag)
             except NotFound:

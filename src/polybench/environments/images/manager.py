@@ -187,9 +187,8 @@ class ImageManager:
         ids: dict[str, str] = {}
         for parent in parents:
             name = parent.split(":", 1)[0]
-            if name in BASE_NAMES and parent in (name, base_tag(name)):
-                if build:
-                    ids[parent] = self.ensure_base(name).image_id
+            if build and name in BASE_NAMES and parent in (name, base_tag(name)):
+                ids[parent] = self.ensure_base(name).image_id
                 continue
             image = self.builder.find(parent)
             if image is not None:

@@ -57,6 +57,7 @@ class _Case:
     outcome: TestStatus | None = None
 
     def mark(self, status: TestStatus) -> None:
+        """Record a child outcome; the most severe one wins."""
         if self.outcome is None or _OUTCOME_RANK[status] > _OUTCOME_RANK[self.outcome]:
             self.outcome = status
 
@@ -73,6 +74,7 @@ class _Scanner:
     documents: int = 0
 
     def finish_case(self, complete: bool) -> None:
+        """Close the open test case (``complete`` when its closing tag was seen)."""
         case, self.case = self.case, None
         if case is None:
             return
@@ -84,12 +86,14 @@ class _Scanner:
             self.cut_cases += 1
 
     def new_document(self) -> None:
+        """An ``<?xml`` declaration starts a new report file."""
         self.finish_case(complete=False)
         self.suite_depth = 0
         self.in_document = True
         self.documents += 1
 
     def scan(self) -> None:
+        """Walk every interesting tag of the log, skipping CDATA and comments."""
         text = self.text
         pos = 0
         while True:
@@ -126,6 +130,7 @@ class _Scanner:
         self.finish_case(complete=False)
 
     def tag(self, name: str, closing: bool, raw_attrs: str, empty: bool) -> None:
+        """Handle one ``testsuite``/``testcase``/outcome tag."""
         if self.need_declaration and not self.in_document:
             return
         if name in ("testsuite", "testsuites"):

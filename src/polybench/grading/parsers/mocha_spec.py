@@ -24,15 +24,17 @@ _COMMAND_ECHO = ("> ", "$ ", "+ ")
 
 
 def _classify(body: str) -> tuple[TestStatus, str] | None:
-    for pattern, status in (
-        (_PASS, TestStatus.PASSED),
-        (_FAIL, TestStatus.FAILED),
-        (_PENDING, TestStatus.SKIPPED),
-    ):
-        match = pattern.match(body)
-        if match is not None:
-            return status, match.group("title")
-    return None
+    first = body[:1]
+    if first in ("\u2714", "\u2713"):
+        pattern, status = _PASS, TestStatus.PASSED
+    elif first.isdigit():
+        pattern, status = _FAIL, TestStatus.FAILED
+    elif first == "-":
+        pattern, status = _PENDING, TestStatus.SKIPPED
+    else:
+        return None
+    match = pattern.match(body)
+    return None if match is None else (status, match.group("title"))
 
 
 @register("mocha_spec")

@@ -89,9 +89,11 @@ class _Session:
     summary_has_pass: bool = False
 
     def empty(self) -> bool:
+        """Whether the session saw no result at all."""
         return not self.progress and not self.summary
 
     def flush(self, result: ParseResult) -> None:
+        """Merge the session into ``result`` (the summary has the last word)."""
         if self.summary_has_pass:
             for test_id, status in self.progress.items():
                 if status is TestStatus.SKIPPED:

@@ -63,6 +63,7 @@ class _TapState:
     rejected: int = 0
 
     def commit(self, level: _Level) -> None:
+        """Accept the line waiting at ``level``, if any."""
         if level.tentative is not None:
             number, test_id, status = level.tentative
             level.tentative = None
@@ -70,16 +71,19 @@ class _TapState:
             self.result.set(test_id, status)
 
     def reset(self) -> None:
+        """A new TAP stream starts: numbering restarts."""
         for level in self.levels.values():
             self.commit(level)
         self.levels = {0: _Level()}
         self.yaml_indent = None
 
     def close_deeper(self, indent: int) -> None:
+        """Subtests deeper than ``indent`` are over."""
         for key in [key for key in self.levels if key > indent]:
             self.commit(self.levels.pop(key))
 
     def feed(self, line: str) -> None:
+        """Read one line of the stream."""
         stripped = line.strip()
         indent = leading_spaces(line)
         if self.yaml_indent is not None:
@@ -175,6 +179,7 @@ class _TapState:
             self.result.set(test_id, status)
 
     def finish(self) -> None:
+        """End of the log: accept every line still waiting."""
         for level in self.levels.values():
             self.commit(level)
 

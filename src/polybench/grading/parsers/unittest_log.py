@@ -83,6 +83,7 @@ class _State:
     in_report: bool = False
 
     def resolve(self, status: TestStatus) -> None:
+        """The waiting test got its status; what was held back was its output."""
         if self.pending is not None:
             self.result.set(self.pending, status)
         self.pending = None
@@ -99,6 +100,7 @@ class _State:
                 self.result.set(test_id, status)
 
     def header(self, test_id: str, parent: str, params: str | None, tail: str) -> None:
+        """Handle a ``test (module.Class) ...`` line."""
         status = _status(tail[4:]) if tail.startswith(" ...") else None
         if params is not None:
             if status is not None:
@@ -120,6 +122,7 @@ class _State:
             self.result.set(test_id, status)
 
     def other_line(self, line: str) -> None:
+        """A line that names no test: maybe the status of the waiting test."""
         if self.pending is None:
             return
         status = _status(line)

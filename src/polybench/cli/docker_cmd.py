@@ -1,0 +1,62 @@
+"""``polybench docker clean``: remove every container and image polybench made, nothing else."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from polybench.cli.images_cmd import _client_or_exit, _labels
+from polybench.environments.images.inventory import (
+    managed_containers,
+    managed_images,
+    remove_containers,
+    remove_images,
+)
+from polybench.sandbox.docker import docker_client
+
+console = Console(soft_wrap=True)
+docker_app = typer.Typer(
+    name="docker", help="Manage what polybench keeps in Docker.", no_args_is_help=True
+)
+
+
+@docker_app.command("clean")
+def clean_command(
+    images: Annotated[
+        bool, typer.Option(help="Remove polybench's images too (--no-images: containers only).")
+    ] = True,
+    label: Annotated[
+        list[str] | None, typer.Option(help="Only objects also labelled KEY=VALUE.")
+    ] = None,
+    dry_run: Annotated[bool, typer.Option(help="Only list what would be removed.")] = False,
+) -> None:
+    """Remove the containers (and images) polybench created; objects without its labels stay.
+
+    The local root image (``polybench/debian:bookworm``) is not polybench's to remove.
+    """
+    _client_or_exit()
+    client = docker_client()
+    required = _labels(label)
+    containers = managed_containers(client, required)
+    found = managed_images(client, required=required) if images else []
+    if dry_run:
+        for container in containers:
+            console.print(f"would remove container {container.name} ({container.short_id})")
+        for image in found:
+            console.print(f"would remove {image.level} image {image.name}")
+        return
+    problems = 0
+    for removal in [*remove_containers(client, containers), *remove_images(client, found)]:
+        if removal.ok:
+            console.print(f"removed {removal.kind} {removal.name}")
+        else:
+            problems += 1
+            console.print(f"[yellow]kept[/yellow] {removal.kind} {removal.name}: {removal.message}")
+    console.print(
+        f"removed {len(containers)} containers and {len(found)} images"
+        + (f" ({problems} could not be removed)" if problems else "")
+    )
+    if problems:
+        raise typer.Exit(1)

@@ -1,0 +1,284 @@
+"""``polybench images``: build, list, measure and remove the Docker images of a dataset."""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from polybench.cli.eval_cmd import _repo_dir_for, _split_ids
+from polybench.dataset.loaders import DatasetError, load_dataset
+from polybench.environments.images.inventory import (
+    DiskReport,
+    cascade,
+    disk_usage,
+    managed_images,
+    remove_images,
+)
+from polybench.environments.images.manager import ImageManager
+from polybench.environments.images.plan import (
+    BuildEvent,
+    BuildPlan,
+    estimate,
+    execute,
+    plan_build,
+)
+from polybench.environments.images.settings import BASE_SOURCES, IMAGE_SOURCES, ImageSettings
+from polybench.environments.repos import RepoStore
+from polybench.sandbox.docker import DockerUnavailable, docker_client
+
+console = Console(soft_wrap=True)
+err_console = Console(stderr=True, soft_wrap=True)
+images_app = typer.Typer(
+    name="images",
+    help="Build, list, measure and remove polybench's Docker images.",
+    no_args_is_help=True,
+)
+
+
+def human(size: int) -> str:
+    """A byte count for people (``1.4 GB``)."""
+    value = float(size)
+    for unit in ("B", "kB", "MB", "GB"):
+        if abs(value) < 1000:
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1000
+    return f"{value:.1f} TB"
+
+
+def _client_or_exit() -> None:
+    try:
+        docker_client()
+    except DockerUnavailable as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+
+
+def _labels(values: list[str] | None) -> dict[str, str]:
+    labels: dict[str, str] = {}
+    for value in values or []:
+        key, sep, content = value.partition("=")
+        if not sep or not key:
+            err_console.print(f"[red]error:[/red] --label needs KEY=VALUE, not {value!r}")
+            raise typer.Exit(2)
+        labels[key] = content
+    return labels
+
+
+def _free_bytes() -> int | None:
+    root = str(docker_client().info().get("DockerRootDir") or "")
+    return shutil.disk_usage(root).free if root and Path(root).is_dir() else None
+
+
+@images_app.command("build")
+def build_command(
+    dataset: Annotated[
+        str, typer.Option(help="Built-in name, dataset file, or hub name.")
+    ] = "mini",
+    instance_ids: Annotated[
+        list[str] | None,
+        typer.Option("--instance-ids", help="Only these instances (repeat or comma-separate)."),
+    ] = None,
+    repo_dir: Annotated[
+        Path | None, typer.Option(help="Folder of local clones named <owner>__<name>.")
+    ] = None,
+    split: Annotated[str, typer.Option(help="Dataset split when loading from the hub.")] = "test",
+    workers: Annotated[int, typer.Option(min=1, help="Environments built in parallel.")] = 2,
+    level: Annotated[
+        str, typer.Option(help="Build up to this level: base, env or instance.")
+    ] = "instance",
+    image_source: Annotated[
+        str, typer.Option(help="'build' here, 'pull' the official images, or 'auto'.")
+    ] = "build",
+    base_source: Annotated[
+        str, typer.Option(help="Base images from 'registry' images or a local 'rootfs' image.")
+    ] = "registry",
+    trust_host_ca: Annotated[
+        bool, typer.Option(help="Trust this machine's extra CA certificates in the images.")
+    ] = False,
+    dry_run: Annotated[
+        bool, typer.Option(help="Only show the plan and the disk estimate.")
+    ] = False,
+    ignore_disk: Annotated[
+        bool, typer.Option(help="Build even when the estimate exceeds the free disk space.")
+    ] = False,
+) -> None:
+    """Build (in parallel) the images a dataset needs, after estimating their disk use."""
+    if level not in ("base", "env", "instance"):
+        err_console.print("[red]error:[/red] --level must be base, env or instance")
+        raise typer.Exit(2)
+    if image_source not in IMAGE_SOURCES or base_source not in BASE_SOURCES:
+        err_console.print(
+            f"[red]error:[/red] --image-source is one of {IMAGE_SOURCES}, "
+            f"--base-source one of {BASE_SOURCES}"
+        )
+        raise typer.Exit(2)
+    _client_or_exit()
+    try:
+        instances = load_dataset(dataset, split=split)
+    except DatasetError as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    wanted = _split_ids(instance_ids)
+    if wanted is not None:
+        instances = [i for i in instances if i.instance_id in set(wanted)]
+    settings = ImageSettings(
+        base_source=base_source, image_source=image_source, trust_host_ca=trust_host_ca
+    )
+    manager = ImageManager(RepoStore(repo_dir=_repo_dir_for(dataset, repo_dir)), settings)
+    plan = plan_build(manager, instances)
+    usage = disk_usage(docker_client(), managed_images(docker_client()))
+    guess = estimate(plan, manager, usage)
+    table = Table(title=f"images for {len(instances)} instances of {dataset}")
+    for column in ("level", "needed", "missing", "estimated disk"):
+        table.add_column(column, justify="left" if column == "level" else "right")
+    table.add_row("root", "1", "1" if plan.root_missing else "0", human(guess.root))
+    table.add_row("base", str(len(plan.bases)), str(len(plan.missing_bases)), human(guess.bases))
+    table.add_row("env", str(len(plan.groups)), str(len(plan.missing_envs)), human(guess.envs))
+    table.add_row(
+        "instance",
+        str(len(instances) - len(plan.unplanned)),
+        str(len(plan.missing_instances)),
+        human(guess.instances),
+    )
+    table.add_row("[bold]total[/bold]", "", "", f"[bold]{human(guess.total)}[/bold]")
+    console.print(table)
+    for instance_id, reason in plan.unplanned.items():
+        err_console.print(f"[yellow]warning:[/yellow] {instance_id}: {reason}")
+    free = _free_bytes()
+    if free is not None:
+        console.print(f"free space for Docker: {human(free)}")
+        if guess.total > free and not ignore_disk and not dry_run:
+            err_console.print("[red]error:[/red] not enough disk space (--ignore-disk to try)")
+            raise typer.Exit(1)
+    if dry_run:
+        return
+    levels = {"base": ("base",), "env": ("base", "env"), "instance": ("base", "env", "instance")}
+    failures = _build_with_progress(manager, plan, workers, levels[level])
+    if failures:
+        raise typer.Exit(1)
+
+
+def _build_with_progress(
+    manager: ImageManager, plan: BuildPlan, workers: int, levels: tuple[str, ...]
+) -> int:
+    progress = Progress(
+        TextColumn("[bold]{task.fields[level]:<8}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+        console=console,
+        disable=not console.is_terminal,
+    )
+    totals = {"base": len(plan.bases), "env": len(plan.groups), "instance": len(plan.instances)}
+    tasks = {lvl: progress.add_task("", total=totals[lvl], level=lvl) for lvl in levels}
+    failures = 0
+
+    def on_event(event: BuildEvent) -> None:
+        nonlocal failures
+        if event.level in tasks:
+            progress.advance(tasks[event.level])
+            progress.update(tasks[event.level], description=event.name)
+        if event.ok:
+            how = "reused" if event.reused else f"built in {event.seconds:.0f}s"
+            console.print(f"[green]ok[/green]     {event.level:<8} {event.name} ({how})")
+        else:
+            failures += 1
+            console.print(f"[red]failed[/red] {event.level:<8} {event.name}: {event.message}")
+
+    with progress:
+        execute(manager, plan, workers, on_event, levels)
+    return failures
+
+
+@images_app.command("list")
+def list_command(
+    level: Annotated[str | None, typer.Option(help="Only this level.")] = None,
+) -> None:
+    """List polybench's images with their level and size."""
+    _client_or_exit()
+    images = managed_images(docker_client(), [level] if level else None)
+    table = Table(title=f"{len(images)} polybench images")
+    for column in ("level", "image", "also tagged", "size", "created"):
+        table.add_column(column, justify="right" if column == "size" else "left", overflow="fold")
+    for image in images:
+        others = ", ".join(t for t in image.tags if t != image.name)
+        table.add_row(image.level, image.name, others, human(image.size), image.created)
+    console.print(table)
+
+
+def usage_table(report: DiskReport) -> Table:
+    """A table of the own and shared bytes of each image, with totals."""
+    table = Table(title="disk use of polybench images")
+    for column in ("level", "image", "on top of"):
+        table.add_column(column, overflow="fold")
+    for column in ("own bytes", "size", "shared"):
+        table.add_column(column, justify="right")
+    for usage in report.images:
+        table.add_row(
+            usage.image.level,
+            usage.image.name,
+            usage.parent or "-",
+            human(usage.own_bytes),
+            human(usage.image.size),
+            human(usage.shared_bytes),
+        )
+    return table
+
+
+@images_app.command("du")
+def du_command() -> None:
+    """Show each image's own bytes (on top of its parent), what it shares, and totals."""
+    _client_or_exit()
+    report = disk_usage(docker_client(), managed_images(docker_client()))
+    console.print(usage_table(report))
+    console.print(f"root image: {human(report.root_bytes)}")
+    for level in ("base", "env", "instance"):
+        console.print(f"{level} layers: {human(report.level_bytes(level))}")
+    own = [u.own_bytes for u in report.images if u.image.level == "instance"]
+    if own:
+        console.print(
+            f"extra bytes per instance: median {human(int(statistics.median(own)))}, "
+            f"max {human(max(own))}"
+        )
+    console.print(f"[bold]total on disk: {human(report.total_bytes)}[/bold]")
+    console.print(f"the instance images as separate images: {human(report.standalone_bytes)}")
+
+
+@images_app.command("clean")
+def clean_command(
+    level: Annotated[
+        str, typer.Option(help="instance, env (with their instances), base or all.")
+    ] = "instance",
+    label: Annotated[
+        list[str] | None, typer.Option(help="Only images also labelled KEY=VALUE.")
+    ] = None,
+    dry_run: Annotated[bool, typer.Option(help="Only list what would be removed.")] = False,
+) -> None:
+    """Remove polybench's images of a level (never images polybench did not make)."""
+    try:
+        levels = cascade(level)
+    except ValueError as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    _client_or_exit()
+    images = managed_images(docker_client(), levels, _labels(label))
+    if dry_run:
+        for image in images:
+            console.print(f"would remove {image.level} image {image.name}")
+        return
+    problems = 0
+    for removal in remove_images(docker_client(), images):
+        if removal.ok:
+            console.print(f"removed {removal.kind} {removal.name}")
+        else:
+            problems += 1
+            console.print(f"[yellow]kept[/yellow] {removal.kind} {removal.name}: {removal.message}")
+    console.print(f"{len(images) - problems} images removed")
