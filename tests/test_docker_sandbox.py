@@ -1,5 +1,8 @@
 """What only the docker backend does: limits, network, labels, removal, hard kills."""
 
+# Fixtures imported from tests.docker_fixtures are used as test arguments.
+# ruff: noqa: F811
+
 from __future__ import annotations
 
 import time
@@ -15,7 +18,7 @@ from polybench.sandbox.docker import (
     DockerSandbox,
     docker_client,
 )
-from tests.docker_fixtures import (  # noqa: F401  (fixtures)
+from tests.docker_fixtures import (  # noqa: F401
     TEST_LABEL,
     docker_bases,
     docker_settings,
@@ -65,7 +68,7 @@ def test_pids_limit_stops_a_fork_storm(python_base: str, run_label: dict[str, st
     box = DockerSandbox.create(python_base, ContainerLimits(pids=40), run_label)
     try:
         storm = (
-            "python3 -c \"import subprocess; "
+            'python3 -c "import subprocess; '
             "ps = [subprocess.Popen(['sleep', '30']) for _ in range(200)]; print('spawned')\""
         )
         result = box.exec(storm, timeout=60)

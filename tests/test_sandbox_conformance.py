@@ -12,7 +12,7 @@ from polybench.environments.images.context import shallow_checkout
 from polybench.sandbox.base import DEFAULT_MAX_OUTPUT_BYTES, Sandbox, SandboxError
 from polybench.sandbox.docker import ContainerLimits, DockerSandbox
 from polybench.sandbox.local import LocalSandbox, bubblewrap_available
-from tests.docker_fixtures import (  # noqa: F401  (fixtures)
+from tests.docker_fixtures import (  # noqa: F401
     TEST_LABEL,
     docker_bases,
     docker_settings,
@@ -186,6 +186,7 @@ def test_no_network_unless_allowed(backend: str, make_sandbox: MakeSandbox) -> N
     assert result.exit_code not in (0, None), result.output
     assert "unreachable" in result.output.lower() or "error" in result.output.lower()
     interfaces = make_sandbox(allow_network=True).exec("cat /proc/net/dev").output
-    assert any(line.strip() and not line.strip().startswith(("lo:", "Inter", "face")) for line in (
-        interfaces.splitlines()
-    )), interfaces
+    assert any(
+        line.strip() and not line.strip().startswith(("lo:", "Inter", "face"))
+        for line in (interfaces.splitlines())
+    ), interfaces

@@ -14,7 +14,14 @@ _HEADER_PATH = re.compile(
     r"^(?:--- |\+\+\+ |rename from |rename to |copy from |copy to )(?P<path>.+?)\s*$"
 )
 _DIFF_GIT = re.compile(r"^diff --git (?P<a>\S+) (?P<b>\S+)\s*$")
-_SYMLINK_MODE = re.compile(r"^(?:new file mode|new mode|index \S+) 120000\s*$")
+# Header lines that give a file mode; what follows is read as git reads it (strtoul, base 8:
+# leading blanks, a sign and leading zeros are accepted), so ``0120000`` is a link too.
+_MODE_LINE = re.compile(
+    r"^(?:new file mode|new mode|index [0-9A-Fa-f]+\.\.[0-9A-Fa-f]+)(?P<mode>[ \t].*)$"
+)
+_OCTAL = re.compile(r"^[ \t\n\v\f\r]*(?P<sign>[+-]?)(?P<digits>[0-7]+)")
+_FILE_TYPE_BITS = 0o170000
+_SYMLINK_TYPE = 0o120000
 
 
 class PatchError(ValueError):
@@ -117,9 +124,23 @@ def check_patch(text: str) -> list[FileChange]:
         if reason:
             raise PatchError(f"patch rejected: {reason}")
     for line in text.splitlines():
-        if _SYMLINK_MODE.match(line):
+        if _is_symlink_mode_line(line):
             raise PatchError("patch rejected: it creates a symbolic link")
     return changes
+
+
+def _is_symlink_mode_line(line: str) -> bool:
+    """True for a mode header line whose mode, read as git reads it, is a symbolic link."""
+    header = _MODE_LINE.match(line)
+    if header is None:
+        return False
+    number = _OCTAL.match(header["mode"])
+    if number is None:
+        return False
+    mode = int(number["digits"], 8)
+    if number["sign"] == "-":
+        mode = -mode
+    return (mode & 0xFFFFFFFF & _FILE_TYPE_BITS) == _SYMLINK_TYPE
 
 
 def touched_files(text: str) -> list[str]:

@@ -18,7 +18,7 @@ from polybench.grading.parsers.base import LogParser
 from polybench.grading.repo_map import parser_for
 from polybench.grading.result import ErrorKind, InstanceResult, Status
 from polybench.patches.apply import apply_patch
-from polybench.patches.diff import PatchError, check_patch, touched_files
+from polybench.patches.diff import PatchError, check_patch, header_paths, touched_files
 from polybench.runner.artifacts import InstanceArtifacts
 from polybench.sandbox.base import Sandbox, SandboxError
 from polybench.sandbox.eval_script import eval_script, split_log
@@ -77,6 +77,8 @@ def _restore_test_files(sandbox: Sandbox, instance: Instance, test_files: list[s
     at_base = set(listing.splitlines())
     existing = [path for path in test_files if path in at_base]
     created = [path for path in test_files if path not in at_base]
+    # Whatever the model patch put there (a file, a folder in place of a file) goes first.
+    _run(sandbox, ["rm", "-rf", "--", *test_files])
     if existing:
         code, output = _run(
             sandbox, ["git", "checkout", "-q", instance.base_commit, "--", *existing]
@@ -87,6 +89,33 @@ def _restore_test_files(sandbox: Sandbox, instance: Instance, test_files: list[s
             )
     if created:
         _run(sandbox, ["rm", "-rf", "--", *created])
+
+
+def _new_symlinks(sandbox: Sandbox, instance: Instance, paths: list[str]) -> list[str]:
+    """Which of ``paths`` (those the patch names) are symbolic links not in the base commit.
+
+    The patch checks reject diffs that declare a link; this catches any other way an
+    apply strategy could leave one (a copied link, a header the checks read differently).
+    """
+    if not paths:
+        return []
+    listing_links = 'for p in "$@"; do [ -L "$p" ] && printf "%s\\0" "$p"; done; true'
+    code, found = _run(sandbox, ["bash", "-c", listing_links, "links", *paths])
+    if code != 0:
+        raise _Infrastructure(ErrorKind.SANDBOX_FAILED, f"listing links failed: {found.strip()}")
+    links = [entry for entry in found.split("\0") if entry]
+    if not links:
+        return []
+    argv = ["git", "ls-tree", "-r", "-z", instance.base_commit, "--", *links]
+    code, listing = _run(sandbox, argv)
+    if code != 0:
+        raise _Infrastructure(ErrorKind.SANDBOX_FAILED, f"git ls-tree failed: {listing.strip()}")
+    at_base = {
+        entry.split("\t", 1)[1]
+        for entry in listing.split("\0")
+        if entry.startswith("120000 ") and "\t" in entry
+    }
+    return [link for link in links if link not in at_base]
 
 
 def _clear_bytecode(sandbox: Sandbox) -> None:
@@ -219,6 +248,12 @@ class InstanceRunner:
             raise _Unresolved("the patch did not apply (git apply, git apply --3way, patch)")
         result.patch_applied = True
         result.apply_method = applied.method
+        named = list(dict.fromkeys([*result.patch_files, *header_paths(prediction.model_patch)]))
+        links = _new_symlinks(sandbox, instance, named)
+        if links:
+            timer.measure("apply", started)
+            shown = ", ".join(links[:3]) + (f" and {len(links) - 3} more" if len(links) > 3 else "")
+            raise _Unresolved(f"patch rejected: it creates symbolic links ({shown})")
 
         test_files = touched_files(instance.test_patch) if instance.test_patch.strip() else []
         _restore_test_files(sandbox, instance, test_files)

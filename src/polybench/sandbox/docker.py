@@ -459,10 +459,11 @@ class DockerSandbox:
         if self._removed:
             return
         self._removed = True
-        with contextlib.suppress(NotFound):
-            try:
-                self.container.remove(force=True, v=True)
-            except DockerException as exc:
-                # "removal already in progress" (auto_remove) is fine; anything else is not.
-                if "in progress" not in str(exc):
-                    raise SandboxError(f"could not remove container: {exc}") from exc
+        try:
+            self.container.remove(force=True, v=True)
+        except NotFound:
+            pass  # already gone (auto_remove after a kill or the end of its lifetime)
+        except DockerException as exc:
+            # "removal already in progress" (auto_remove) is fine; anything else is not.
+            if "in progress" not in str(exc):
+                raise SandboxError(f"could not remove container: {exc}") from exc

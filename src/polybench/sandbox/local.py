@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import os
+import posixpath
 import shutil
 import subprocess
 import tempfile
@@ -69,6 +70,22 @@ def _hidden_path_entries(search_path: str) -> list[Path]:
         if entry.startswith("/tmp/") and os.path.isdir(entry):
             hidden.append(Path(entry))
     return hidden
+
+
+def _contained(base: Path, relative: str, shown: str) -> Path:
+    """``base / relative``, provided it stays inside ``base`` once ``..`` and links resolve."""
+    normal = posixpath.normpath(relative) if relative else "."
+    if normal == ".." or normal.startswith("../"):
+        raise SandboxError(f"{shown} is outside the sandbox's workdir and scratch directory")
+    target = base if normal == "." else base / normal
+    inside = base.resolve()
+    resolved = target.resolve()
+    if resolved != inside and inside not in resolved.parents:
+        raise SandboxError(
+            f"{shown} is outside the sandbox's workdir and scratch directory "
+            "(through a symbolic link)"
+        )
+    return target
 
 
 class LocalSandbox:
@@ -165,13 +182,16 @@ class LocalSandbox:
         return self.max_processes if self.max_processes and pids_hierarchy() else None
 
     def host_path(self, path: str) -> Path:
-        """Map a path as seen in the sandbox to the host path behind it."""
+        """Map a path as seen in the sandbox to the host path behind it.
+
+        A path that leaves the workdir or scratch directory, with ``..`` or through a
+        symbolic link (one a patch may have made), is refused with :class:`SandboxError`.
+        """
         for shown, real in ((self.workdir, self.checkout), (self.scratch_dir, self.scratch)):
             if path == shown or path.startswith(shown.rstrip("/") + "/"):
-                relative = path[len(shown) :].lstrip("/")
-                return real / relative if relative else real
+                return _contained(real, path[len(shown) :].lstrip("/"), path)
         if not path.startswith("/"):
-            return self.checkout / path
+            return _contained(self.checkout, path, path)
         raise SandboxError(f"{path} is outside the sandbox's workdir and scratch directory")
 
     def _argv(self, command: list[str] | str, cwd: str, env: dict[str, str]) -> list[str]:
