@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -76,7 +77,7 @@ class RayCluster:
         return f"127.0.0.1:{self.port}"
 
     def _ray_start(self, args: list[str]) -> None:
-        argv = [RAY, "start", *args, "--node-ip-address", "127.0.0.1", "--disable-usage-stats"]
+        argv = [RAY, "start", *args, "--disable-usage-stats"]
         if self.limit is not None:
             argv = self.limit.wrap(argv)
         done = subprocess.run(argv, env=self.env, capture_output=True, text=True, timeout=180)
@@ -123,9 +124,15 @@ class RayCluster:
         """The pid of the raylet of the node started with custom ``resource``."""
         for pid in self.pids():
             line = cmdline(pid)
-            if "/raylet " in line and f'"{resource}"' in line.replace("\\", ""):
+            if "raylet/raylet " in line and f"--static_resource_list={resource}," in line:
                 return pid
         return None
+
+    def node_id_of(self, resource: str) -> str | None:
+        """The Ray node id of the node started with custom ``resource``."""
+        raylet = self.raylet_of(resource)
+        found = re.search(r"--node_id=([0-9a-f]+)", cmdline(raylet)) if raylet else None
+        return found.group(1) if found else None
 
     def pids(self) -> list[int]:
         """Every live process of this cluster."""

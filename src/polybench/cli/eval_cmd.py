@@ -59,7 +59,17 @@ def _repo_dir_for(dataset: str, repo_dir: Path | None) -> Path | None:
 
 def _results_table(summary: dict[str, object]) -> Table:
     table = Table(title=f"run {summary['run_id']}")
-    for column in ("language", "resolved", "total", "pass rate", "unresolved", "error", "empty"):
+    columns = (
+        "language",
+        "resolved",
+        "total",
+        "pass rate",
+        "unresolved",
+        "error",
+        "empty",
+        "no pred",
+    )
+    for column in columns:
         table.add_column(column, justify="left" if column == "language" else "right")
     per_language = summary["per_language"]
     assert isinstance(per_language, dict)
@@ -72,6 +82,7 @@ def _results_table(summary: dict[str, object]) -> Table:
             str(counts["unresolved"]),
             str(counts["error"]),
             str(counts["empty_patch"]),
+            str(counts["no_prediction"]),
         )
     total = summary["total_instances"]
     resolved = summary["resolved_instances"]
@@ -84,6 +95,7 @@ def _results_table(summary: dict[str, object]) -> Table:
         str(summary["unresolved_instances"]),
         str(summary["error_instances"]),
         str(summary["empty_patch_instances"]),
+        str(summary["no_prediction_instances"]),
     )
     return table
 

@@ -19,6 +19,7 @@ there), and whatever is left in it when the command returns is killed; see
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import posixpath
@@ -231,7 +232,7 @@ class LocalSandbox:
         argv = self._argv(command, inside_cwd, full_env)
         limit = ProcessLimit.create(self.max_processes) if self.max_processes else None
         try:
-            return run_process(
+            result = run_process(
                 limit.wrap(argv) if limit is not None else argv,
                 cwd=host_cwd,
                 env=full_env,
@@ -239,9 +240,14 @@ class LocalSandbox:
                 max_output_bytes=self.max_output_bytes,
                 path_map=path_map,
             )
+            hits = limit.limit_hits() if limit is not None else 0
         finally:
             if limit is not None:
                 limit.close()
+        if hits and limit is not None:
+            note = f"\n[polybench: process limit ({limit.limit}) reached; {hits} forks refused]\n"
+            result = dataclasses.replace(result, output=result.output + note)
+        return result
 
     def _path_map(self) -> dict[str, str]:
         mapping = {str(self.checkout): TESTBED, str(self.scratch): SCRATCH}

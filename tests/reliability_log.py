@@ -1,0 +1,25 @@
+"""Rows of the reliability table: each reliability test records what it verified.
+
+With ``POLYBENCH_RELIABILITY_LOG`` set (``benchmarks/reliability.py`` sets it), every
+call appends one JSON line (attack, outcome, reason) to that file; otherwise nothing is
+written. Rows are recorded after the test's assertions hold, so the table lists only
+behaviour that was checked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+
+def record(attack: str, outcome: str, reason: str) -> None:
+    """Add a row to the reliability table (atomic append; safe under pytest-xdist)."""
+    path = os.environ.get("POLYBENCH_RELIABILITY_LOG")
+    if not path:
+        return
+    line = json.dumps({"attack": attack, "outcome": outcome, "reason": reason}) + "\n"
+    handle = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(handle, line.encode("utf-8"))
+    finally:
+        os.close(handle)
