@@ -272,9 +272,8 @@ def test_hostile_predictions_end_unresolved_and_the_run_goes_on(
     for attack in attacks:
         base = mini[attack.base]
         instance = base.model_copy(update={"instance_id": f"{base.instance_id}.{attack.name}"})
-        patch = hostile.make_patch(
-            repo_dir / base.repo.replace("/", "__"), base.base_commit, tmp_path, attack.edit(instance)
-        )
+        clone = repo_dir / base.repo.replace("/", "__")
+        patch = hostile.make_patch(clone, base.base_commit, tmp_path, attack.edit(instance))
         if attack.mode:
             patch = hostile.symlink_mode_variant(patch, attack.mode)
         instances.append(instance)

@@ -30,6 +30,9 @@ from polybench.sandbox.base import SandboxError
 from polybench.sandbox.local import ISOLATION_MODES
 
 console = Console(soft_wrap=True)
+if not console.is_terminal and "COLUMNS" not in os.environ:
+    # Logs and pipes: wide enough that the results table is never truncated.
+    console = Console(soft_wrap=True, width=120)
 err_console = Console(stderr=True, soft_wrap=True)
 
 _STATUS_STYLE = {
