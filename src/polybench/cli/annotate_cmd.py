@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
+from polybench.cli.consoles import console, err_console
 from polybench.curation.annotate import annotate_instances, complexity_annotator
 from polybench.curation.classify import DEFAULT_PROMPT_VERSION, Classifier
 from polybench.curation.dataset_io import write_dataset
@@ -16,9 +16,6 @@ from polybench.curation.llm import ChatClient, LLMError, LLMSettings
 from polybench.dataset.loaders import DatasetError, load_instances_from_file
 from polybench.environments.repos import RepoStore
 from polybench.paths import cache_root
-
-console = Console(soft_wrap=True)
-err_console = Console(stderr=True, soft_wrap=True)
 
 
 def annotate_command(

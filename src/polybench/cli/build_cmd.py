@@ -7,17 +7,14 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from polybench.atomic import atomic_write_text
+from polybench.cli.consoles import console, err_console
 from polybench.curation.build import build_all
 from polybench.curation.candidates import Candidate, read_jsonl
 from polybench.curation.dataset_io import write_dataset
 from polybench.curation.recipes import RecipeError, load_recipes
 from polybench.curation.testpaths import TestPathRules
-
-console = Console(soft_wrap=True)
-err_console = Console(stderr=True, soft_wrap=True)
 
 
 def build_command(

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from polybench.atomic import atomic_write_text
+from polybench.cli.consoles import console, err_console
 from polybench.curation.candidates import Candidate, write_jsonl
 from polybench.curation.collect import IssueSource, PullCollector, RepoCollection
 from polybench.curation.github import DEFAULT_API_URL, GitHubClient, GitHubError
@@ -20,9 +20,6 @@ from polybench.curation.screening import RULES, RepoScreening, ScreeningSettings
 from polybench.curation.testpaths import TestPathRules
 from polybench.dataset.models import Language
 from polybench.paths import cache_root
-
-console = Console(soft_wrap=True)
-err_console = Console(stderr=True, soft_wrap=True)
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:

@@ -7,14 +7,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
+from polybench.cli.consoles import console, err_console
 from polybench.curation.dataset_io import write_dataset
 from polybench.curation.verified import curate, load_ratings, parse_limits
 from polybench.dataset.loaders import DatasetError, load_instances_from_file
-
-console = Console(soft_wrap=True)
-err_console = Console(stderr=True, soft_wrap=True)
 
 
 def curate_command(

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from polybench.atomic import atomic_write_text
+from polybench.cli.consoles import console, err_console
 from polybench.cli.eval_cmd import _repo_dir_for
 from polybench.dataset.loaders import DatasetError, load_dataset
 from polybench.dataset.models import Instance
@@ -18,9 +18,6 @@ from polybench.environments.repos import RepoStore
 from polybench.metrics.complexity import ComplexityColumns, column_mismatches, gold_columns
 from polybench.metrics.dataset_stats import dataset_statistics, files_table, nodes_table
 from polybench.metrics.nodes import NodeAnalyzer
-
-console = Console(soft_wrap=True)
-err_console = Console(stderr=True, soft_wrap=True)
 
 dataset_app = typer.Typer(
     help="Inspect a dataset: Tables 1/2 statistics and its complexity columns.",

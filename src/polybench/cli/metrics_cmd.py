@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from polybench.atomic import atomic_write_text
+from polybench.cli.consoles import console, err_console
 from polybench.cli.eval_cmd import _repo_dir_for, _split_ids
 from polybench.dataset.loaders import DatasetError, load_dataset
 from polybench.dataset.models import Instance
@@ -30,8 +30,6 @@ from polybench.metrics.retrieval import (
     summarise,
 )
 
-console = Console(soft_wrap=True)
-err_console = Console(stderr=True, soft_wrap=True)
 SUMMARY_FILE = "metrics_summary.json"
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from polybench.cli.consoles import console, err_console
 from polybench.dataset.builtin import BUILTIN_DATASETS, materialise_builtin_repos
 from polybench.dataset.loaders import DatasetError, load_dataset
 from polybench.dataset.models import Instance
@@ -35,9 +35,6 @@ from polybench.report.runs import (
     load_run,
     unique_labels,
 )
-
-console = Console(soft_wrap=True)
-err_console = Console(stderr=True, soft_wrap=True)
 
 
 def _repo_store(dataset: str, repo_dir: Path | None) -> RepoStore:

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from polybench.atomic import atomic_write_text
+from polybench.cli.consoles import console, err_console
 from polybench.curation.dataset_io import write_dataset
 from polybench.curation.validate import DEFAULT_RUNS, ValidationResult, Validator
 from polybench.curation.validate_run import validate_all, validated_instances, validation_report
@@ -19,9 +19,6 @@ from polybench.environments.manager import EnvironmentManager
 from polybench.environments.provider import LocalProvider
 from polybench.environments.repos import RepoStore
 from polybench.sandbox.local import ISOLATION_MODES
-
-console = Console(soft_wrap=True)
-err_console = Console(stderr=True, soft_wrap=True)
 
 
 def _line(result: ValidationResult, reused: bool) -> str:
