@@ -136,9 +136,8 @@ def main() -> None:
             )
 
         lines += [
-            f"# Docker backend vs local (median of {args.repeat}; images "
-            f"{'built' if fresh else 'reused'}: {fresh} of {len(built)} instance images "
-            f"made in {prepare:.0f}s)",
+            f"# Docker backend vs local (median of {args.repeat}; {fresh} of {len(built)} "
+            f"instance images had to be built first, {prepare:.0f}s)",
             "",
             "| instance | first test docker (s) | local (s) | ratio | teardown docker (s) "
             "| local (s) | gold eval docker (s) | local (s) | tests docker (s) | local (s) |",

@@ -12,12 +12,16 @@ import json
 import os
 
 
-def record(attack: str, outcome: str, reason: str) -> None:
-    """Add a row to the reliability table (atomic append; safe under pytest-xdist)."""
+def record(attack: str, outcome: str, reason: str, group: str = "faults") -> None:
+    """Add a row to the reliability table (atomic append; safe under pytest-xdist).
+
+    ``group`` is the table section: ``hostile predictions`` or ``faults``.
+    """
     path = os.environ.get("POLYBENCH_RELIABILITY_LOG")
     if not path:
         return
-    line = json.dumps({"attack": attack, "outcome": outcome, "reason": reason}) + "\n"
+    row = {"group": group, "attack": attack, "outcome": outcome, "reason": reason}
+    line = json.dumps(row) + "\n"
     handle = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(handle, line.encode("utf-8"))

@@ -10,6 +10,7 @@ import difflib
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -242,3 +243,35 @@ def test_build_failures_are_infrastructure_errors_that_do_not_stop_the_run(
     assert failed.attempts == 2
     build_log = plan.artifacts_for(broken.instance_id).path("build.log")
     assert "non-zero code: 7" in build_log.read_text()
+
+
+def test_official_images_are_used_when_present_and_pull_failures_fall_back(
+    manager: ImageManager, docker_settings: ImageSettings, repo_name: str
+) -> None:
+    _, commit = _repo(manager, repo_name, {"a.py": "A = 1\n"})
+    instance = make_instance(repo_name, commit, 1, Dockerfile=DOCKERFILE)
+    prefix = f"polybench-test-official/{uuid.uuid4().hex[:8]}."
+    official = f"{prefix}{instance.instance_id.lower()}"
+    client = docker_client()
+    client.images.get("polybench_python_base:latest").tag(official, "latest")
+    try:
+        pulled = ImageManager(
+            manager.repos, replace(docker_settings, image_source="pull", official_prefix=prefix)
+        ).ensure_instance(instance)
+        assert pulled.label("source") == f"{official}:latest"
+        assert _run(pulled.tag, "python --version").startswith("Python 3")
+        remove_images(
+            client, managed_images(client, required={"org.polybench.source": f"{official}:latest"})
+        )
+        assert client.images.get(f"{official}:latest"), "the official image itself stays"
+    finally:
+        client.images.remove(f"{official}:latest")
+    unreachable = replace(docker_settings, official_prefix="polybench-test.invalid/none.")
+    with pytest.raises(ImageBuildError, match="cannot pull"):
+        ImageManager(manager.repos, replace(unreachable, image_source="pull")).ensure_instance(
+            instance
+        )
+    built = ImageManager(manager.repos, replace(unreachable, image_source="auto")).ensure_instance(
+        instance
+    )
+    assert built.label("env") is not None and built.label("commit") == commit

@@ -5,7 +5,9 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import time
+from typing import Any
 
 import pytest
 from docker.errors import NotFound
@@ -140,3 +142,28 @@ def test_containers_remove_themselves_after_their_lifetime(
 def test_a_missing_image_is_a_sandbox_error(docker_bases: object) -> None:
     with pytest.raises(SandboxError, match="does not exist"):
         DockerSandbox.create("polybench-test/never-built:nope")
+
+
+def _burn(stop: Any) -> None:
+    while not stop.is_set():
+        sum(range(10_000))
+
+
+def test_output_of_quick_commands_is_never_lost_under_load(
+    python_base: str, run_label: dict[str, str]
+) -> None:
+    """The docker SDK's raw exec socket loses output the HTTP client buffered with the
+    response headers (docker-py issue 2042); the sandbox holds commands until it reads."""
+    stop = multiprocessing.Event()
+    burners = [multiprocessing.Process(target=_burn, args=(stop,)) for _ in range(4)]
+    for burner in burners:
+        burner.start()
+    box = DockerSandbox.create(python_base, ContainerLimits(), run_label)
+    try:
+        outputs = [box.exec(["printf", "out-%s\\n", str(i)]).output for i in range(120)]
+        assert outputs == [f"out-{i}\n" for i in range(120)]
+    finally:
+        stop.set()
+        for burner in burners:
+            burner.join()
+        box.cleanup()

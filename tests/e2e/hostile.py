@@ -144,13 +144,21 @@ import os as _pb_os
 _pb_os._exit(0)
 """
 
-SKIP_EVERYTHING = """import pytest
+
+def skip_tests(instance: Instance | None) -> str:
+    """A conftest.py skipping the instance's F2P tests, or every test (None)."""
+    chosen = None if instance is None else [pytest_node_id(test) for test in instance.F2P]
+    return f"""import pytest
+
+CHOSEN = {chosen!r}
 
 
 def pytest_collection_modifyitems(items):
     for item in items:
-        item.add_marker(pytest.mark.skip(reason="skipped by the patch"))
+        if CHOSEN is None or item.nodeid in CHOSEN:
+            item.add_marker(pytest.mark.skip(reason="skipped by the patch"))
 """
+
 
 FORK_BOMB = (
     AT_EXIT

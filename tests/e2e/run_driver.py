@@ -34,6 +34,8 @@ def main() -> None:
     parser.add_argument("--predictions", default="gold")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument("--isolation", default="auto")
+    parser.add_argument("--ray-max-retries", type=int, default=2)
     args = parser.parse_args()
 
     wanted = set(args.instance_ids.split(","))
@@ -50,13 +52,17 @@ def main() -> None:
         workers=args.workers,
     )
     provider = ProviderSettings(
-        repo_dir=repo_dir, cache_dir=cache_root(), work_dir=plan.sandboxes_dir
+        repo_dir=repo_dir,
+        cache_dir=cache_root(),
+        work_dir=plan.sandboxes_dir,
+        isolation=args.isolation,
     )
     runner = make_runner(
         args.executor,
         provider,
         RunSettings(timeout=args.timeout),
         ray_address=args.ray_address,
+        ray_max_retries=args.ray_max_retries,
         on_result=lambda r: print(f"{r.status.value} {r.instance_id} {r.reason}", flush=True),
     )
     outcome = runner.run(plan)
@@ -68,7 +74,7 @@ def main() -> None:
         predictions.problems,
         extra={
             "dataset": "mini",
-            "predictions": args.predictions,
+            "predictions": Path(args.predictions).name,
             "backend": "local",
             "isolation": isolations,
             "wall_seconds": round(outcome.wall_seconds, 2),

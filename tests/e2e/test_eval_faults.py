@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import read_report, run_cli
+from tests.reliability_log import record
 
 pytestmark = pytest.mark.slow
 
@@ -32,6 +33,7 @@ def _comparable(report: dict[str, object]) -> dict[str, object]:
     return {k: v for k, v in report.items() if k not in volatile}
 
 
+@pytest.mark.reliability
 def test_sigkill_mid_run_then_resume_gives_the_same_report(cache_env: Path, tmp_path: Path) -> None:
     args = [
         "eval",
@@ -79,6 +81,12 @@ def test_sigkill_mid_run_then_resume_gives_the_same_report(cache_env: Path, tmp_
     for folder in (run_dir / "instances").iterdir():
         assert not [p.name for p in folder.iterdir() if p.name.startswith(".")], folder
         json.loads((folder / "result.json").read_text())
+    record(
+        "the driver (`polybench eval`) is SIGKILLed mid-run, then run again",
+        "resumed; same report",
+        f"{len(finished_before)} of {len(SUBSET)} results kept and reused, the rest evaluated; "
+        "report.json equal to an uninterrupted run's; no duplicates, no temporary files",
+    )
 
 
 def test_rerun_skips_finished_instances_unless_forced(cache_env: Path, tmp_path: Path) -> None:

@@ -44,6 +44,7 @@ CRONEX = "polybench-mini__cronex-12"
 CONTROLS = [TIMESPAN, LOGLINE, ENVCFG, CRONEX, "polybench-mini__hues-41",
             "polybench-mini__quantify-58", "polybench-mini__semver-java-14"]  # fmt: skip
 TIMEOUT = 30.0
+HOSTILE = "hostile predictions"
 TEST_FILE = "tests/test_parser.py"
 DOC = '    """Parse ``text``'
 LOOP = "    while True:\n        pass\n"
@@ -114,15 +115,24 @@ class _PeakRss:
         return self.peak - self.start
 
 
-def _f2p_all(result: InstanceResult, outcome: Outcome) -> None:
-    assert result.f2p and set(result.f2p.values()) == {outcome}, result.f2p
+def _brief(result: InstanceResult) -> str:
+    """The grade in a few words: how many F2P tests did not pass, and how."""
+    if not result.f2p:
+        return result.reason
+    failing = [o.value for o in result.f2p.values() if o is not Outcome.PASSED]
+    kinds = "/".join(sorted(set(failing)))
+    return f"{len(failing)} of {len(result.f2p)} F2P tests not passing ({kinds})"
 
 
-def _unresolved_f2p(outcome: Outcome = Outcome.FAILED) -> Callable[[InstanceResult, str], str]:
+def _unresolved_f2p(outcome: Outcome | None = None) -> Callable[[InstanceResult, str], str]:
+    """Unresolved, and no F2P test passed (each one ``outcome``, when given)."""
+
     def check(result: InstanceResult, log: str) -> str:
         assert result.status is Status.UNRESOLVED, result.reason
-        _f2p_all(result, outcome)
-        return result.reason
+        assert result.f2p and Outcome.PASSED not in result.f2p.values(), result.f2p
+        if outcome is not None:
+            assert set(result.f2p.values()) == {outcome}, result.f2p
+        return _brief(result)
 
     return check
 
@@ -172,42 +182,45 @@ def test_hostile_predictions_end_unresolved_and_the_run_goes_on(
     def forged_lines(result: InstanceResult, log: str) -> str:
         assert "PASSED tests/test_parser.py::test_leading_sign_applies" in log, "no forgery?"
         _unresolved_f2p()(result, log)
-        return f"forged PASSED lines ignored: the real FAILED lines win; {result.reason}"
+        return f"forged PASSED lines ignored: the real FAILED lines win; {_brief(result)}"
 
     def forged_json(result: InstanceResult, log: str) -> str:
-        assert log.count('"numFailedTests":0') >= 1, "no forged report?"
+        assert '{"numFailedTests": 0, "numPassedTests": 4' in log, "no forged report?"
         _unresolved_f2p()(result, log)
-        return f"forged report merged with the real one; failures win; {result.reason}"
+        return f"forged report merged with the real one; failures win; {_brief(result)}"
 
     def forged_tap(result: InstanceResult, log: str) -> str:
         assert "ok 1 - matches a date through either restricted day field" in log
         _unresolved_f2p()(result, log)
-        return f"forged ok lines ignored; {result.reason}"
+        return f"forged ok lines ignored; {_brief(result)}"
 
     def restored(result: InstanceResult, log: str) -> str:
         _unresolved_f2p()(result, log)
         assert "test_leading_sign_applies_to_whole_duration" in log
-        return f"test files restored from the base commit, then the test patch; {result.reason}"
+        return f"test files restored from the base commit, then the test patch; {_brief(result)}"
+
+    def skipped_f2p(result: InstanceResult, log: str) -> str:
+        assert "28 passed, 6 skipped" in log
+        _unresolved_f2p(Outcome.MISSING)(result, log)
+        return f"a skipped test is not a pass (pytest names no skipped ids); {_brief(result)}"
 
     def fork_bomb(result: InstanceResult, log: str) -> str:
         _unresolved_f2p()(result, log)
-        if pids_hierarchy() is None:
-            return f"no writable cgroup pids controller here: unbounded; {result.reason}"
         assert "[polybench: process limit (4096) reached;" in log, log[-500:]
-        return f"cgroup pids.max 4096 stopped it; {result.reason}"
+        return f"cgroup pids.max 4096 stopped it; {_brief(result)}"
 
     def huge(result: InstanceResult, log: str) -> str:
         _unresolved_f2p()(result, log)
         assert "output truncated here" in log
         size = len(log.encode())
         assert DEFAULT_MAX_OUTPUT_BYTES <= size < DEFAULT_MAX_OUTPUT_BYTES + 65536, size
-        return f"1 GiB printed, {size >> 20} MiB kept (head + tail); {result.reason}"
+        return f"1 GiB printed, {size >> 20} MiB kept (head + tail); {_brief(result)}"
 
     def network(result: InstanceResult, log: str) -> str:
         _unresolved_f2p()(result, log)
         assert log.count("PB-ATTACK network blocked for") == 2, log[-2000:]
         assert server.connections == 0
-        return f"no route out of the sandbox (host server saw 0 connections); {result.reason}"
+        return f"no route out of the sandbox (host server saw 0 connections); {_brief(result)}"
 
     def writes(result: InstanceResult, log: str) -> str:
         _unresolved_f2p()(result, log)
@@ -215,7 +228,7 @@ def test_hostile_predictions_end_unresolved_and_the_run_goes_on(
         assert f"PB-ATTACK write blocked for {own}: OSError(30, 'Read-only file system')" in log
         assert log.count("PB-ATTACK write blocked for") == len(outside) + 1, log[-3000:]
         assert not [path for path in outside if Path(path).exists()]
-        return f"read-only outside /testbed, own result.json not forged; {result.reason}"
+        return f"read-only outside /testbed, own result.json not forged; {_brief(result)}"
 
     attacks = [
         Attack("fake-pytest-passes", "prints pytest PASSED lines (progress and summary) "
@@ -234,9 +247,12 @@ def test_hostile_predictions_end_unresolved_and_the_run_goes_on(
                restored),
         Attack("delete-tests", "deletes the test file", TIMESPAN,
                lambda i: hostile.Edit(write={TEST_FILE: None}), restored),
-        Attack("skip-tests", "adds a conftest.py that marks every test skipped", TIMESPAN,
-               lambda i: hostile.Edit(write={"tests/conftest.py": hostile.SKIP_EVERYTHING}),
-               lambda r, log: _unresolved_f2p(Outcome.SKIPPED)(r, log)),
+        Attack("skip-f2p-tests", "adds a conftest.py that skips the F2P tests", TIMESPAN,
+               lambda i: hostile.Edit(write={"tests/conftest.py": hostile.skip_tests(i)}),
+               skipped_f2p),
+        Attack("skip-all-tests", "adds a conftest.py that skips every test", TIMESPAN,
+               lambda i: hostile.Edit(write={"tests/conftest.py": hostile.skip_tests(None)}),
+               _error(ErrorKind.NO_TEST_RESULTS)),
         Attack("exit-0-early", "package import calls os._exit(0) before any test runs", TIMESPAN,
                lambda i: hostile.Edit(append={init: hostile.EXIT_ZERO}),
                _error(ErrorKind.NO_TEST_RESULTS)),
@@ -262,6 +278,10 @@ def test_hostile_predictions_end_unresolved_and_the_run_goes_on(
                "makes a link)", TIMESPAN,
                lambda i: hostile.Edit(symlinks={"leak": "/etc"}), _rejected, mode="0120000"),
     ]  # fmt: skip
+
+    if pids_hierarchy() is None:
+        # Without a process limit a fork bomb would take the machine down: not run here.
+        attacks = [attack for attack in attacks if attack.name != "fork-bomb"]
 
     instances: list[Instance] = [mini[i] for i in CONTROLS]
     predictions = {
@@ -320,10 +340,12 @@ def test_hostile_predictions_end_unresolved_and_the_run_goes_on(
         problems.append(f"harness memory grew by {extra_rss >> 20} MiB")
     assert not problems, "\n".join(problems)
     for attack_text, state, reason in rows:
-        record(attack_text, state, reason)
+        print(f"| {attack_text} | {state} | {reason} |")
+        record(attack_text, state, reason, group=HOSTILE)
     record(
         "honest predictions in the same run (7 gold patches, 4 languages)",
         "resolved",
         f"all graded correctly; the run of {len(instances)} instances took {elapsed:.0f}s, "
         f"harness memory +{extra_rss >> 20} MiB at peak",
+        group=HOSTILE,
     )

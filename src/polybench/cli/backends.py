@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
-from polybench.environments.manager import EnvironmentManager
-from polybench.environments.provider import LocalProvider, SandboxProvider
-from polybench.environments.repos import RepoStore
+from polybench.environments.provider import SandboxProvider
+from polybench.runner.backends import ProviderSettings, build_provider
 from polybench.sandbox.local import ISOLATION_MODES
 
 BACKENDS = ("local", "docker")
@@ -59,38 +59,41 @@ class BackendOptions:
         recorded.pop("isolation")
         return recorded
 
+    def provider_settings(
+        self, repo_dir: Path | None = None, work_dir: Path | None = None
+    ) -> ProviderSettings:
+        """The picklable settings :func:`polybench.runner.backends.build_provider` takes."""
+        memory = self.memory.strip().lower()
+        limits: dict[str, Any] = {
+            "memory": None if memory in _NO_LIMIT else self.memory,
+            "cpus": self.cpus or None,
+            "pids": self.pids_limit or None,
+        }
+        image = {
+            "base_source": self.base_source,
+            "image_source": self.image_source,
+            "trust_host_ca": self.trust_host_ca,
+        }
+        return ProviderSettings(
+            backend=self.backend,
+            repo_dir=repo_dir,
+            work_dir=work_dir,
+            isolation=self.isolation,
+            allow_network=self.allow_network,
+            options={"image": image, "limits": limits} if self.backend == "docker" else {},
+        )
+
 
 def make_provider(
-    options: BackendOptions, repos: RepoStore, work_dir: Path | None = None
+    options: BackendOptions, repo_dir: Path | None = None, work_dir: Path | None = None
 ) -> SandboxProvider:
-    """The provider for ``options`` (the Docker SDK is only imported for ``docker``).
+    """The provider for ``options``; for ``docker``, fails early (``DockerUnavailable``, a
+    ``SandboxError``) with one clear message when there is no daemon.
 
     ``work_dir`` is where the local backend puts its checkouts.
     """
-    if options.backend == "local":
-        return LocalProvider(
-            repos,
-            EnvironmentManager(),
-            work_dir=work_dir,
-            isolation=options.isolation,
-            allow_network=options.allow_network,
-        )
-    from polybench.environments.docker_provider import DockerProvider
-    from polybench.environments.images.manager import ImageManager
-    from polybench.environments.images.settings import ImageSettings
-    from polybench.sandbox.docker import ContainerLimits, docker_client
+    if options.backend == "docker":
+        from polybench.sandbox.docker import docker_client
 
-    docker_client()  # fail early, with one clear message, when there is no daemon
-    settings = ImageSettings(
-        base_source=options.base_source,
-        image_source=options.image_source,
-        trust_host_ca=options.trust_host_ca,
-    )
-    memory = options.memory.strip().lower()
-    limits = ContainerLimits(
-        memory=None if memory in _NO_LIMIT else memory,
-        cpus=options.cpus or None,
-        pids=options.pids_limit or None,
-        allow_network=options.allow_network,
-    )
-    return DockerProvider(ImageManager(repos, settings), limits)
+        docker_client()
+    return build_provider(options.provider_settings(repo_dir, work_dir))

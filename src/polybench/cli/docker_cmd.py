@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from polybench.cli.images_cmd import _client_or_exit, _labels
+from polybench.cli.images_cmd import _client_or_exit, _labels, console
 from polybench.environments.images.inventory import (
     managed_containers,
     managed_images,
@@ -16,7 +15,6 @@ from polybench.environments.images.inventory import (
 )
 from polybench.sandbox.docker import docker_client
 
-console = Console(soft_wrap=True)
 docker_app = typer.Typer(
     name="docker", help="Manage what polybench keeps in Docker.", no_args_is_help=True
 )
@@ -43,7 +41,9 @@ def clean_command(
     found = managed_images(client, required=required) if images else []
     if dry_run:
         for container in containers:
-            console.print(f"would remove container {container.name} ({container.short_id})")
+            console.print(
+                f"would remove container {container.name} ({container.container_id[:12]})"
+            )
         for image in found:
             console.print(f"would remove {image.level} image {image.name}")
         return

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from polybench.cli.backends import BACKENDS, BackendOptions, make_provider
+from polybench.cli.consoles import console, err_console
 from polybench.dataset.builtin import BUILTIN_DATASETS, materialise_builtin_repos
 from polybench.dataset.loaders import DatasetError, load_dataset
 from polybench.dataset.predictions import (
@@ -20,20 +21,15 @@ from polybench.dataset.predictions import (
     PredictionsFileError,
     load_predictions,
 )
-from polybench.environments.repos import RepoStore
+from polybench.environments.provider import SandboxProvider
 from polybench.grading.result import InstanceResult, Status
 from polybench.paths import cache_root
 from polybench.report.run_report import build_summary, write_official, write_summary
-from polybench.runner.instance import DEFAULT_TIMEOUT_SECONDS, InstanceRunner, RunSettings
-from polybench.runner.run import Runner, RunOutcome, RunPlan, write_run_metadata
+from polybench.runner.executors import EXECUTORS, ExecutorUnavailable, PlanRunner, make_runner
+from polybench.runner.instance import DEFAULT_TIMEOUT_SECONDS, RunSettings
+from polybench.runner.run import RunOutcome, RunPlan, write_run_metadata
 from polybench.sandbox.base import SandboxError
 from polybench.sandbox.local import ISOLATION_MODES
-
-console = Console(soft_wrap=True)
-if not console.is_terminal and "COLUMNS" not in os.environ:
-    # Logs and pipes: wide enough that the results table is never truncated.
-    console = Console(soft_wrap=True, width=120)
-err_console = Console(stderr=True, soft_wrap=True)
 
 _STATUS_STYLE = {
     Status.RESOLVED: "green",
@@ -137,6 +133,20 @@ def eval_command(
     isolation: Annotated[
         str, typer.Option(help=f"Local backend isolation: {', '.join(ISOLATION_MODES)}.")
     ] = "auto",
+    executor: Annotated[
+        str,
+        typer.Option(help=f"Where instances run: {', '.join(EXECUTORS)} (threads here, or Ray)."),
+    ] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(help="Ray: 'auto' or HOST:PORT of a cluster (default: start Ray here)."),
+    ] = None,
+    ray_cpus_per_task: Annotated[
+        float, typer.Option(min=0.01, help="Ray: CPUs each instance's task asks for.")
+    ] = 1.0,
+    ray_max_retries: Annotated[
+        int, typer.Option(min=0, help="Ray: retries of a task whose worker or node is lost.")
+    ] = 2,
     memory: Annotated[
         str, typer.Option(help="Docker: memory limit of a container (e.g. 4g; 'none').")
     ] = "8g",
@@ -212,7 +222,7 @@ def eval_command(
 
     run_id = run_id or datetime.now().strftime("%Y%m%d-%H%M%S")
     run_dir = (output_dir / run_id).resolve()
-    repos = RepoStore(repo_dir=_repo_dir_for(dataset, repo_dir))
+    clones = _repo_dir_for(dataset, repo_dir)
     plan = RunPlan(
         run_id=run_id,
         run_dir=run_dir,
@@ -221,18 +231,45 @@ def eval_command(
         force=force,
         workers=workers,
     )
+    provider: SandboxProvider | None = None
     try:
-        provider = make_provider(backend_options, repos, work_dir=plan.sandboxes_dir)
+        if executor == "local":
+            # Ray tasks build their provider on their own node; here it is built once,
+            # so that a missing Docker daemon stops the run before it starts.
+            provider = make_provider(backend_options, clones, work_dir=plan.sandboxes_dir)
     except SandboxError as exc:
         err_console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
+
+    def build_runner(
+        on_start: Callable[[int, int], None], on_result: Callable[[InstanceResult], None]
+    ) -> PlanRunner:
+        return make_runner(
+            executor,
+            backend_options.provider_settings(clones, plan.sandboxes_dir),
+            RunSettings(timeout=timeout),
+            provider=provider,
+            ray_address=ray_address,
+            ray_cpus_per_task=ray_cpus_per_task,
+            ray_max_retries=ray_max_retries,
+            on_start=on_start,
+            on_result=on_result,
+        )
+
+    try:
+        build_runner(lambda todo, reused: None, lambda result: None)
+    except (ExecutorUnavailable, ValueError) as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
     run_dir.mkdir(parents=True, exist_ok=True)
+    executor_metadata: dict[str, object] = {"executor": executor}
+    if executor == "ray":
+        executor_metadata["ray_address"] = ray_address
     write_run_metadata(
         plan,
-        {"dataset": dataset, "workers": workers, **backend_options.metadata()},
+        {"dataset": dataset, "workers": workers, **executor_metadata, **backend_options.metadata()},
     )
-    instance_runner = InstanceRunner(provider, RunSettings(timeout=timeout))
-    outcome = _run_with_progress(instance_runner, plan)
+    outcome = _run_with_progress(build_runner, plan)
 
     isolations = sorted({r.isolation for r in outcome.results.values() if r.isolation})
     summary = build_summary(
@@ -244,6 +281,7 @@ def eval_command(
             "dataset": dataset,
             "predictions": predictions,
             "backend": backend,
+            "executor": executor,
             "isolation": isolations,
             "wall_seconds": round(outcome.wall_seconds, 2),
             "reused_results": len(outcome.reused),
@@ -263,7 +301,12 @@ def eval_command(
     )
 
 
-def _run_with_progress(instance_runner: InstanceRunner, plan: RunPlan) -> RunOutcome:
+def _run_with_progress(
+    build_runner: Callable[
+        [Callable[[int, int], None], Callable[[InstanceResult], None]], PlanRunner
+    ],
+    plan: RunPlan,
+) -> RunOutcome:
     interactive = console.is_terminal
     progress = Progress(
         TextColumn("[bold]evaluating"),
@@ -287,4 +330,4 @@ def _run_with_progress(instance_runner: InstanceRunner, plan: RunPlan) -> RunOut
         console.print(_describe(result))
 
     with progress:
-        return Runner(instance_runner, on_start=on_start, on_result=on_result).run(plan)
+        return build_runner(on_start, on_result).run(plan)

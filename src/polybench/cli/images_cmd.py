@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import statistics
 from pathlib import Path
@@ -12,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from polybench.cli.consoles import err_console
 from polybench.cli.eval_cmd import _repo_dir_for, _split_ids
 from polybench.dataset.loaders import DatasetError, load_dataset
 from polybench.environments.images.inventory import (
@@ -33,8 +35,16 @@ from polybench.environments.images.settings import BASE_SOURCES, IMAGE_SOURCES, 
 from polybench.environments.repos import RepoStore
 from polybench.sandbox.docker import DockerUnavailable, docker_client
 
-console = Console(soft_wrap=True)
-err_console = Console(stderr=True, soft_wrap=True)
+
+def _wide_console() -> Console:
+    console = Console(soft_wrap=True)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        # Logs and pipes: image names are long, tables must not fold them.
+        return Console(soft_wrap=True, width=240)
+    return console
+
+
+console = _wide_console()
 images_app = typer.Typer(
     name="images",
     help="Build, list, measure and remove polybench's Docker images.",
@@ -198,6 +208,22 @@ def _build_with_progress(
     return failures
 
 
+def show_rows(title: str, headers: list[str], rows: list[list[str]]) -> None:
+    """A table on a terminal; tab-separated lines (whole image names) anywhere else."""
+    if not console.is_terminal:
+        console.print(f"# {title}", markup=False)
+        for row in [headers, *rows]:
+            console.print("\t".join(row), markup=False, highlight=False)
+        return
+    table = Table(title=title)
+    for header in headers:
+        numeric = header in ("size", "own bytes", "shared")
+        table.add_column(header, justify="right" if numeric else "left", overflow="fold")
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+
+
 @images_app.command("list")
 def list_command(
     level: Annotated[str | None, typer.Option(help="Only this level.")] = None,
@@ -205,32 +231,35 @@ def list_command(
     """List polybench's images with their level and size."""
     _client_or_exit()
     images = managed_images(docker_client(), [level] if level else None)
-    table = Table(title=f"{len(images)} polybench images")
-    for column in ("level", "image", "also tagged", "size", "created"):
-        table.add_column(column, justify="right" if column == "size" else "left", overflow="fold")
-    for image in images:
-        others = ", ".join(t for t in image.tags if t != image.name)
-        table.add_row(image.level, image.name, others, human(image.size), image.created)
-    console.print(table)
+    rows = [
+        [
+            image.level,
+            image.name,
+            ", ".join(t for t in image.tags if t != image.name) or "-",
+            human(image.size),
+            image.created,
+        ]
+        for image in images
+    ]
+    headers = ["level", "image", "also tagged", "size", "created"]
+    show_rows(f"{len(images)} polybench images", headers, rows)
 
 
-def usage_table(report: DiskReport) -> Table:
-    """A table of the own and shared bytes of each image, with totals."""
-    table = Table(title="disk use of polybench images")
-    for column in ("level", "image", "on top of"):
-        table.add_column(column, overflow="fold")
-    for column in ("own bytes", "size", "shared"):
-        table.add_column(column, justify="right")
-    for usage in report.images:
-        table.add_row(
+def show_usage(report: DiskReport) -> None:
+    """Each image's own bytes (on top of its parent), total size and shared bytes."""
+    rows = [
+        [
             usage.image.level,
             usage.image.name,
             usage.parent or "-",
             human(usage.own_bytes),
             human(usage.image.size),
             human(usage.shared_bytes),
-        )
-    return table
+        ]
+        for usage in report.images
+    ]
+    headers = ["level", "image", "on top of", "own bytes", "size", "shared"]
+    show_rows("disk use of polybench images", headers, rows)
 
 
 @images_app.command("du")
@@ -238,7 +267,7 @@ def du_command() -> None:
     """Show each image's own bytes (on top of its parent), what it shares, and totals."""
     _client_or_exit()
     report = disk_usage(docker_client(), managed_images(docker_client()))
-    console.print(usage_table(report))
+    show_usage(report)
     console.print(f"root image: {human(report.root_bytes)}")
     for level in ("base", "env", "instance"):
         console.print(f"{level} layers: {human(report.level_bytes(level))}")

@@ -10,7 +10,9 @@ from polybench.cli.build_cmd import build_command
 from polybench.cli.collect_cmd import collect_command
 from polybench.cli.curate_cmd import curate_command
 from polybench.cli.dataset_cmd import dataset_app
+from polybench.cli.docker_cmd import docker_app
 from polybench.cli.eval_cmd import eval_command
+from polybench.cli.images_cmd import images_app
 from polybench.cli.metrics_cmd import metrics_command
 from polybench.cli.parse_log_cmd import parse_log_command
 from polybench.cli.report_cmd import report_command
@@ -28,6 +30,8 @@ app.command("parse-log")(parse_log_command)
 app.command("report")(report_command)
 app.command("metrics")(metrics_command)
 app.add_typer(dataset_app, name="dataset")
+app.add_typer(images_app, name="images")
+app.add_typer(docker_app, name="docker")
 app.command("collect")(collect_command)
 app.command("build")(build_command)
 app.command("validate")(validate_command)

@@ -4,15 +4,17 @@ A provider holds live objects (caches, clients), so it is not sent to other proc
 What travels (to a thread pool or to a Ray worker on another machine) is a
 :class:`ProviderSettings`, and :func:`build_provider` turns it into the backend's provider
 where the instances run. A backend is a name mapped to a factory; ``local`` and ``docker``
-are built in and :func:`register_backend` adds others.
+are built in, :func:`register_backend` adds others, and ``package.module:function`` names
+a factory directly.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from polybench.environments.manager import EnvironmentManager
 from polybench.environments.provider import LocalProvider, SandboxProvider
@@ -97,11 +99,27 @@ def available_backends() -> list[str]:
     return sorted(_FACTORIES)
 
 
+def provider_factory(backend: str) -> ProviderFactory:
+    """The factory of ``backend``: a registered name, or ``package.module:function``.
+
+    The second form works in every process that can import the module (Ray workers
+    included), where a name registered at run time exists only in the process that
+    registered it. Raises ``ValueError`` for an unknown backend.
+    """
+    factory = _FACTORIES.get(backend)
+    if factory is not None:
+        return factory
+    module_name, sep, attribute = backend.partition(":")
+    if sep and module_name and attribute:
+        try:
+            found = getattr(importlib.import_module(module_name), attribute)
+        except (ImportError, AttributeError) as exc:
+            raise ValueError(f"backend {backend!r} cannot be loaded: {exc}") from exc
+        if callable(found):
+            return cast(ProviderFactory, found)
+    raise ValueError(f"unknown backend {backend!r} (available: {', '.join(available_backends())})")
+
+
 def build_provider(settings: ProviderSettings) -> SandboxProvider:
     """The provider of ``settings.backend``; ``ValueError`` for an unknown backend."""
-    factory = _FACTORIES.get(settings.backend)
-    if factory is None:
-        raise ValueError(
-            f"unknown backend {settings.backend!r} (available: {', '.join(available_backends())})"
-        )
-    return factory(settings)
+    return provider_factory(settings.backend)(settings)

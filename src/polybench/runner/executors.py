@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+from polybench.environments.provider import SandboxProvider
 from polybench.grading.result import InstanceResult
 from polybench.runner.backends import ProviderSettings, build_provider
 from polybench.runner.instance import InstanceRunner, RunSettings
@@ -32,9 +33,10 @@ class PlanRunner(Protocol):
 
 def make_runner(
     executor: str,
-    provider: ProviderSettings,
+    provider_settings: ProviderSettings,
     settings: RunSettings,
     *,
+    provider: SandboxProvider | None = None,
     ray_address: str | None = None,
     ray_cpus_per_task: float = 1.0,
     ray_max_retries: int = 2,
@@ -42,22 +44,26 @@ def make_runner(
     on_start: Callable[[int, int], None] | None = None,
     on_result: Callable[[InstanceResult], None] | None = None,
 ) -> PlanRunner:
-    """The runner of ``executor`` for sandboxes of ``provider.backend``.
+    """The runner of ``executor`` for sandboxes of ``provider_settings.backend``.
 
-    ``local`` builds the provider here and uses ``plan.workers`` threads. ``ray`` sends
-    ``provider`` and ``settings`` to Ray tasks, which build the provider on their node;
-    ``ray_address`` is ``auto``, ``HOST:PORT`` or None (start Ray here with
-    ``plan.workers`` CPUs). Raises :class:`ExecutorUnavailable` or ``ValueError``.
+    ``local`` uses ``plan.workers`` threads and ``provider`` (built from
+    ``provider_settings`` when not given). ``ray`` sends ``provider_settings`` and
+    ``settings`` to Ray tasks, which build the provider on their node; ``ray_address`` is
+    ``auto``, ``HOST:PORT`` or None (start Ray here with ``plan.workers`` CPUs). Raises
+    :class:`ExecutorUnavailable` or ``ValueError``.
     """
     if executor == "local":
         if ray_address is not None:
             raise ValueError("--ray-address needs --executor ray")
-        instance_runner = InstanceRunner(build_provider(provider), settings)
+        built = provider if provider is not None else build_provider(provider_settings)
+        instance_runner = InstanceRunner(built, settings)
         return Runner(instance_runner, on_start=on_start, on_result=on_result)
     if executor == "ray":
         try:
             from polybench.runner.ray_executor import RayOptions, RayRunner
         except ImportError as exc:
+            if exc.name is not None and exc.name.split(".")[0] != "ray":
+                raise
             raise ExecutorUnavailable(
                 f"the ray executor needs Ray ({exc}): pip install 'polybench[ray]'"
             ) from exc
@@ -67,5 +73,7 @@ def make_runner(
             max_retries=ray_max_retries,
             resources=dict(ray_resources or {}),
         )
-        return RayRunner(provider, settings, options, on_start=on_start, on_result=on_result)
+        return RayRunner(
+            provider_settings, settings, options, on_start=on_start, on_result=on_result
+        )
     raise ExecutorUnavailable(f"unknown executor {executor!r} (available: {', '.join(EXECUTORS)})")

@@ -40,9 +40,11 @@ from polybench.atomic import atomic_write_text
 from polybench.dataset.models import Instance, Prediction
 from polybench.grading.result import ErrorKind, InstanceResult
 from polybench.runner.artifacts import InstanceArtifacts
-from polybench.runner.backends import ProviderSettings, available_backends, build_provider
+from polybench.runner.backends import ProviderSettings, build_provider, provider_factory
+from polybench.runner.executors import ExecutorUnavailable
 from polybench.runner.instance import InstanceRunner, RunSettings
 from polybench.runner.run import (
+    OutputDirectoryError,
     ResultCollector,
     RunOutcome,
     RunPlan,
@@ -62,6 +64,11 @@ RETRIED_TASK_EXCEPTIONS: tuple[type[BaseException], ...] = (OSError, SandboxErro
 """Exceptions of a task that Ray retries (infrastructure, not the prediction)."""
 
 _WAIT_SECONDS = 1.0
+_CANCEL_WAIT_SECONDS = 120.0
+
+
+class RayUnavailable(ExecutorUnavailable):
+    """Ray could not be started, or the cluster at the given address not reached."""
 
 
 @dataclass
@@ -84,11 +91,17 @@ class RayOptions:
 
 @dataclass
 class WorkerJob:
-    """What every task of a run shares."""
+    """What every task of a run shares.
+
+    ``omp_threads`` is the driver's ``OMP_NUM_THREADS`` (None: unset). Ray sets it to the
+    task's CPUs in its workers; test commands get the driver's value instead, as in a
+    local run.
+    """
 
     provider: ProviderSettings
     settings: RunSettings
     max_attempts: int
+    omp_threads: str | None = None
 
 
 _RUNNERS: dict[bytes, InstanceRunner] = {}
@@ -125,6 +138,10 @@ def evaluate_on_worker(
         record = {**identity, "attempt": attempt, "started_at": started}
         atomic_write_text(target.path(WORKER_FILE), json.dumps(record, indent=2))
 
+    if job.omp_threads is None:
+        os.environ.pop("OMP_NUM_THREADS", None)
+    else:
+        os.environ["OMP_NUM_THREADS"] = job.omp_threads
     runner = _instance_runner(job)
     return evaluate_instance(runner, instance, prediction, artifacts, job.max_attempts, announce)
 
@@ -134,16 +151,27 @@ def connected(address: str | None, num_cpus: int) -> Iterator[None]:
     """Connect to Ray (``address``) or start it here with ``num_cpus``; undo on exit.
 
     A connection made earlier in this process (``ray.init`` by the caller) is used as
-    it is and left open.
+    it is and left open. A Ray started here runs its workers at normal priority (Ray's
+    default is ``nice 15``), so tests take as long as with the local executor; for a
+    cluster, start its nodes with ``RAY_worker_niceness=0`` for the same effect.
     """
     if ray.is_initialized():
         yield
         return
     quiet: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
-    if address is None:
-        ray.init(num_cpus=num_cpus, include_dashboard=False, **quiet)
-    else:
-        ray.init(address=address, **quiet)
+    try:
+        if address is None:
+            ray.init(
+                num_cpus=num_cpus,
+                include_dashboard=False,
+                _system_config={"worker_niceness": 0},
+                **quiet,
+            )
+        else:
+            ray.init(address=address, **quiet)
+    except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError...
+        where = f"at {address}" if address else "here"
+        raise RayUnavailable(f"cannot start or reach Ray {where}: {exc}") from exc
     try:
         yield
     finally:
@@ -161,11 +189,7 @@ class RayRunner:
         on_start: Callable[[int, int], None] | None = None,
         on_result: Callable[[InstanceResult], None] | None = None,
     ) -> None:
-        if provider.backend not in available_backends():
-            raise ValueError(
-                f"unknown backend {provider.backend!r} "
-                f"(available: {', '.join(available_backends())})"
-            )
+        provider_factory(provider.backend)  # an unknown backend fails here, not on workers
         self.provider = provider
         self.settings = settings
         self.options = options or RayOptions()
@@ -187,7 +211,9 @@ class RayRunner:
         return outcome
 
     def _run_tasks(self, plan: RunPlan, todo: list[Instance], collector: ResultCollector) -> None:
-        job = WorkerJob(self.provider, self.settings, plan.max_attempts)
+        job = WorkerJob(
+            self.provider, self.settings, plan.max_attempts, os.environ.get("OMP_NUM_THREADS")
+        )
         task = ray.remote(evaluate_on_worker)
         task_options: dict[str, Any] = {
             "num_cpus": self.options.cpus_per_task,
@@ -212,6 +238,16 @@ class RayRunner:
                 for ref in done:
                     instance = pending.pop(ref)
                     collector.add(instance, self._fetch(plan, instance, ref))
+        except OutputDirectoryError:
+            # Nothing more can be recorded: queued tasks never start, running ones are
+            # interrupted (KeyboardInterrupt in the task, so their writes clean up) and
+            # awaited, so that no writer is left in the run folder when the caller hears.
+            for ref in pending:
+                with contextlib.suppress(Exception):
+                    ray.cancel(ref)
+            with contextlib.suppress(Exception):
+                ray.wait(list(pending), num_returns=len(pending), timeout=_CANCEL_WAIT_SECONDS)
+            raise
         except BaseException:
             # Ctrl-C or a fatal error: stop what is still queued or running.
             for ref in pending:

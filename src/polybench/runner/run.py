@@ -268,6 +268,11 @@ class Runner:
             for future in as_completed(futures):
                 error = future.exception()
                 collector.add(futures[future], error if error is not None else future.result())
+        except OutputDirectoryError:
+            # Nothing more can be recorded: cancel what waits, and let what runs fail and
+            # clean up, so that no writer is left in the run folder when the caller hears.
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
         except BaseException:
             # Ctrl-C or a fatal error: do not start anything new; finished results are on disk.
             pool.shutdown(wait=False, cancel_futures=True)

@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import posixpath
 import select
 import struct
 import tarfile
-import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,30 +32,59 @@ from docker.errors import DockerException, ImageNotFound, NotFound
 from docker.models.containers import Container
 
 from polybench.sandbox.base import DEFAULT_MAX_OUTPUT_BYTES, ExecResult, SandboxError
+from polybench.sandbox.docker_client import (
+    DEFAULT_CPUS,
+    DEFAULT_LIFETIME_SECONDS,
+    DEFAULT_MEMORY,
+    DEFAULT_PIDS,
+    IMAGE_LABEL,
+    INSTANCE_LABEL,
+    KIND_LABEL,
+    LABEL_PREFIX,
+    LEVEL_LABEL,
+    MANAGED_LABEL,
+    ContainerLimits,
+    DockerUnavailable,
+    docker_available,
+    docker_client,
+    managed_labels,
+)
 from polybench.sandbox.process import _CappedBuffer
+
+__all__ = [
+    "DEFAULT_CPUS",
+    "DEFAULT_LIFETIME_SECONDS",
+    "DEFAULT_MEMORY",
+    "DEFAULT_PIDS",
+    "IMAGE_LABEL",
+    "INSTANCE_LABEL",
+    "KIND_LABEL",
+    "LABEL_PREFIX",
+    "LEVEL_LABEL",
+    "MANAGED_LABEL",
+    "ContainerLimits",
+    "DockerSandbox",
+    "DockerUnavailable",
+    "docker_available",
+    "docker_client",
+    "managed_labels",
+]
 
 TESTBED = "/testbed"
 SCRATCH = "/polybench"
 CONTROL_DIR = "/run/polybench"
 
-LABEL_PREFIX = "org.polybench."
-MANAGED_LABEL = "org.polybench.managed"
-KIND_LABEL = "org.polybench.kind"
-LEVEL_LABEL = "org.polybench.level"
-IMAGE_LABEL = "org.polybench.image"
-INSTANCE_LABEL = "org.polybench.instance"
-
-DEFAULT_MEMORY = "8g"
-DEFAULT_CPUS = 2.0
-DEFAULT_PIDS = 8192
-DEFAULT_LIFETIME_SECONDS = 6 * 3600
 _POLL_SECONDS = 0.5
 _KILL_SECONDS = 15.0
 _DRAIN_SECONDS = 5.0
 
-# Runs the command, then kills whatever it left behind in its session (the wrapper is the
-# session leader, so its pid is the session id: field 6 of /proc/<pid>/stat).
-_WRAPPER = """"$@" 2>&1
+# Waits for the harness's go (one line on stdin, sent once the client has read the HTTP
+# response headers: output written earlier could be swallowed by the HTTP client's read
+# buffer), runs the command, then kills whatever it left behind in its session (the
+# wrapper is the session leader, so its pid is the session id: field 6 of /proc/<pid>/stat).
+_WRAPPER = """IFS= read -r pb_go || exit 125
+exec </dev/null
+"$@" 2>&1
 pb_rc=$?
 pb_me=$$
 pb_sweep() {
@@ -88,82 +116,6 @@ exit 0
 """
 
 
-class DockerUnavailable(SandboxError):
-    """The Docker daemon cannot be reached."""
-
-
-def managed_labels(kind: str, **extra: str) -> dict[str, str]:
-    """The labels that mark an object as created by polybench.
-
-    ``kind`` is ``container`` or ``image``; keyword arguments become
-    ``org.polybench.<name>`` labels (underscores turn into dashes).
-    """
-    labels = {MANAGED_LABEL: "true", KIND_LABEL: kind}
-    for name, value in extra.items():
-        labels[LABEL_PREFIX + name.replace("_", "-")] = value
-    return labels
-
-
-_clients = threading.local()
-
-
-def docker_client(timeout: int = 600) -> docker.DockerClient:
-    """A client for the daemon of the environment (``DOCKER_HOST``...), one per thread.
-
-    Raises :class:`DockerUnavailable` when the daemon does not answer.
-    """
-    cache: dict[int, docker.DockerClient] | None = getattr(_clients, "by_timeout", None)
-    if cache is None:
-        cache = {}
-        _clients.by_timeout = cache
-    client = cache.get(timeout)
-    if client is None:
-        try:
-            client = docker.from_env(timeout=timeout)
-            client.ping()
-        except DockerException as exc:
-            raise DockerUnavailable(f"the Docker daemon cannot be reached: {exc}") from exc
-        cache[timeout] = client
-    return client
-
-
-def docker_available() -> bool:
-    """True when a Docker daemon answers."""
-    try:
-        docker_client()
-    except DockerUnavailable:
-        return False
-    return True
-
-
-@dataclass(frozen=True)
-class ContainerLimits:
-    """Resources and network of a sandbox container.
-
-    ``memory`` is a Docker size (``512m``, ``8g``) or None for no limit; swap is not
-    allowed beyond it. ``cpus`` may be fractional. ``lifetime`` bounds how long a
-    container lives if nobody removes it.
-    """
-
-    memory: str | None = DEFAULT_MEMORY
-    cpus: float | None = DEFAULT_CPUS
-    pids: int | None = DEFAULT_PIDS
-    allow_network: bool = False
-    lifetime: float = DEFAULT_LIFETIME_SECONDS
-
-    def create_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments of ``containers.create`` for these limits."""
-        kwargs: dict[str, Any] = {"network_mode": "bridge" if self.allow_network else "none"}
-        if self.memory:
-            kwargs["mem_limit"] = self.memory
-            kwargs["memswap_limit"] = self.memory
-        if self.cpus:
-            kwargs["nano_cpus"] = int(self.cpus * 1e9)
-        if self.pids:
-            kwargs["pids_limit"] = self.pids
-        return kwargs
-
-
 def _tar_one(name: str, data: bytes, mode: int = 0o644) -> bytes:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as archive:
@@ -181,10 +133,19 @@ def _tar_dirs(names: list[str]) -> bytes:
         for name in names:
             info = tarfile.TarInfo(name)
             info.type = tarfile.DIRTYPE
-            info.mode = 0o777 if name.rstrip("/").endswith(SCRATCH.strip("/")) else 0o755
+            info.mode = 0o755
             info.mtime = int(time.time())
             archive.addfile(info)
     return buffer.getvalue()
+
+
+def _send(sock: Any, data: bytes) -> None:
+    """Write to an exec's attached stdin (a socket, or the read-only file object over one)."""
+    target = sock if hasattr(sock, "sendall") else getattr(sock, "_sock", None)
+    if target is not None:
+        target.sendall(data)
+    else:
+        os.write(sock.fileno(), data)
 
 
 class _FrameReader:
@@ -322,19 +283,23 @@ class DockerSandbox:
         raise SandboxError(f"{path} is outside the sandbox's workdir and scratch directory")
 
     def _start_exec(
-        self, argv: list[str], env: dict[str, str] | None, cwd: str | None
+        self, argv: list[str], env: dict[str, str] | None, cwd: str | None, gated: bool = True
     ) -> tuple[str, Any]:
+        """Create and start an exec; with ``gated`` its stdin gets the wrapper's go line."""
         try:
             created = self.client.api.exec_create(
                 self.container_id,
                 argv,
                 stdout=True,
                 stderr=True,
+                stdin=gated,
                 environment=env or {},
                 workdir=cwd or TESTBED,
             )
             exec_id = str(created["Id"])
             sock = self.client.api.exec_start(exec_id, socket=True)
+            if gated:
+                _send(sock, b"go\n")
         except NotFound as exc:
             self._dead_reason = "the container no longer exists"
             raise SandboxError(f"sandbox {self.container_id[:12]} is gone: {exc}") from exc
@@ -389,7 +354,7 @@ class DockerSandbox:
     def _kill_everything(self) -> None:
         """Kill every process of the container but its init and main process."""
         try:
-            _, sock = self._start_exec(["/bin/sh", "-c", _KILL_ALL], None, "/")
+            _, sock = self._start_exec(["/bin/sh", "-c", _KILL_ALL], None, "/", gated=False)
         except SandboxError:
             self._kill_container("killing the processes of a timed-out exec failed")
             return
@@ -438,8 +403,13 @@ class DockerSandbox:
         self._check_usable()
         target = self._inside(path)
         payload = data.encode("utf-8") if isinstance(data, str) else data
+        mode = 0o644
+        if target.startswith(TESTBED + "/"):  # keep the mode of a repository file replaced
+            existing = self.exec(["stat", "-L", "-c", "%a", target], timeout=60)
+            if existing.ok and existing.output.strip().isdigit():
+                mode = int(existing.output.strip(), 8)
         try:
-            self.container.put_archive("/", _tar_one(target.lstrip("/"), payload))
+            self.container.put_archive("/", _tar_one(target.lstrip("/"), payload, mode))
         except DockerException as exc:
             raise SandboxError(f"writing {path} failed: {exc}") from exc
 

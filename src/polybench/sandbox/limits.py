@@ -19,6 +19,7 @@ import itertools
 import os
 import signal
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +28,7 @@ DEFAULT_MAX_PROCESSES = 4096
 
 PARENT_NAME = "polybench"
 _ENTER_FAILED = 125
-_KILL_ROUNDS = 200
+_KILL_ROUNDS = 50
 _counter = itertools.count(1)
 
 
@@ -103,27 +104,35 @@ def _members(cgroup: Path) -> list[int]:
         return []
 
 
-def _kill_members(cgroup: Path) -> None:
+def _pauses() -> Iterator[float]:
+    """Short, then longer waits: about two seconds in all."""
+    delay = 0.001
     for _ in range(_KILL_ROUNDS):
+        yield delay
+        delay = min(delay * 2, 0.05)
+
+
+def _kill_members(cgroup: Path) -> None:
+    for pause in _pauses():
         members = _members(cgroup)
         if not members:
             return
         for pid in members:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
-        time.sleep(0.01)
+        time.sleep(pause)
 
 
 def _remove(cgroup: Path) -> bool:
-    for _ in range(50):
+    for pause in _pauses():
         try:
             cgroup.rmdir()
             return True
         except FileNotFoundError:
             return True
-        except OSError:
+        except OSError:  # still busy: a process is exiting, or survived
             _kill_members(cgroup)
-            time.sleep(0.02)
+            time.sleep(pause)
     return False
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import docker
 from docker.errors import DockerException, NotFound
@@ -77,10 +77,22 @@ def owned_image(attrs: dict[str, Any]) -> bool:
     return labels.get(IMAGE_LABEL) in (attrs.get("RepoTags") or [])
 
 
-def owned_container(attrs: dict[str, Any]) -> bool:
-    """True when a container (its ``docker inspect`` data) is polybench's own."""
-    labels = (attrs.get("Config") or {}).get("Labels") or {}
+def owned_container(labels: dict[str, str]) -> bool:
+    """True when a container with these labels is polybench's own."""
     return labels.get(MANAGED_LABEL) == "true" and labels.get(KIND_LABEL) == "container"
+
+
+def _inspect_images(client: docker.DockerClient, label: str | None = None) -> list[dict[str, Any]]:
+    """``docker inspect`` data of the images (with ``label``); ones removed meanwhile are
+    skipped, as other processes may be cleaning at the same time."""
+    summaries = client.api.images(filters={"label": label} if label else None)
+    found: list[dict[str, Any]] = []
+    for summary in summaries:
+        try:
+            found.append(dict(cast(Any, client.api).inspect_image(summary["Id"])))
+        except NotFound:
+            continue
+    return found
 
 
 def _matches(labels: dict[str, str], required: dict[str, str] | None) -> bool:
@@ -95,8 +107,7 @@ def managed_images(
     """polybench's images (of ``levels``, carrying the ``required`` labels too)."""
     wanted = set(levels or LEVELS)
     found: list[ManagedImage] = []
-    for image in client.images.list(filters={"label": f"{MANAGED_LABEL}=true"}):
-        attrs = image.attrs
+    for attrs in _inspect_images(client, f"{MANAGED_LABEL}=true"):
         if not owned_image(attrs):
             continue
         labels = {str(k): str(v) for k, v in (attrs["Config"].get("Labels") or {}).items()}
@@ -119,18 +130,29 @@ def managed_images(
     return found
 
 
+@dataclass(frozen=True)
+class ManagedContainer:
+    """One container polybench made."""
+
+    container_id: str
+    name: str
+    state: str
+
+
 def managed_containers(
     client: docker.DockerClient, required: dict[str, str] | None = None
-) -> list[Any]:
+) -> list[ManagedContainer]:
     """polybench's containers, running or not (carrying the ``required`` labels too)."""
-    listed = client.containers.list(
-        all=True, filters={"label": [f"{MANAGED_LABEL}=true", f"{KIND_LABEL}=container"]}
-    )
-    return [
-        c
-        for c in listed
-        if owned_container(c.attrs) and _matches(c.attrs["Config"].get("Labels") or {}, required)
-    ]
+    labels = [f"{MANAGED_LABEL}=true", f"{KIND_LABEL}=container"]
+    found: list[ManagedContainer] = []
+    for summary in client.api.containers(all=True, filters={"label": labels}):
+        tags = {str(k): str(v) for k, v in (summary.get("Labels") or {}).items()}
+        if owned_container(tags) and _matches(tags, required):
+            names = summary.get("Names") or [str(summary["Id"])[:12]]
+            found.append(
+                ManagedContainer(str(summary["Id"]), names[0].lstrip("/"), str(summary["State"]))
+            )
+    return found
 
 
 def _parent(image: ManagedImage, candidates: list[tuple[int, int, str, tuple[str, ...]]]) -> int:
@@ -158,8 +180,7 @@ def disk_usage(client: docker.DockerClient, images: list[ManagedImage]) -> DiskR
         shared[str(entry.get("Id"))] = max(0, int(entry.get("SharedSize") or 0))
     candidates: list[tuple[int, int, str, tuple[str, ...]]] = []
     names: list[str] = []
-    for local in client.images.list():
-        attrs = local.attrs
+    for attrs in _inspect_images(client):
         level = ((attrs.get("Config") or {}).get("Labels") or {}).get(LEVEL_LABEL, "")
         rank = _LEVEL_RANK.get(level, -1) if owned_image(attrs) else -1
         layers = tuple((attrs.get("RootFS") or {}).get("Layers") or [])
@@ -203,13 +224,15 @@ class Removal:
     message: str = ""
 
 
-def remove_containers(client: docker.DockerClient, containers: list[Any]) -> list[Removal]:
+def remove_containers(
+    client: docker.DockerClient, containers: list[ManagedContainer]
+) -> list[Removal]:
     """Force-remove containers (they are killed first)."""
     done: list[Removal] = []
     for container in containers:
-        name = f"{container.name} ({container.short_id})"
+        name = f"{container.name} ({container.container_id[:12]})"
         try:
-            container.remove(force=True, v=True)
+            client.api.remove_container(container.container_id, force=True, v=True)
             done.append(Removal("container", name, True))
         except NotFound:
             done.append(Removal("container", name, True, "already gone"))

@@ -1,0 +1,101 @@
+"""The Docker daemon for polybench: the client, the labels marking polybench's objects,
+and the resources a sandbox container gets."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import docker
+from docker.errors import DockerException
+
+from polybench.sandbox.base import SandboxError
+
+LABEL_PREFIX = "org.polybench."
+MANAGED_LABEL = "org.polybench.managed"
+KIND_LABEL = "org.polybench.kind"
+LEVEL_LABEL = "org.polybench.level"
+IMAGE_LABEL = "org.polybench.image"
+INSTANCE_LABEL = "org.polybench.instance"
+
+DEFAULT_MEMORY = "8g"
+DEFAULT_CPUS = 2.0
+DEFAULT_PIDS = 8192
+DEFAULT_LIFETIME_SECONDS = 6 * 3600
+
+
+class DockerUnavailable(SandboxError):
+    """The Docker daemon cannot be reached."""
+
+
+def managed_labels(kind: str, **extra: str) -> dict[str, str]:
+    """The labels that mark an object as created by polybench.
+
+    ``kind`` is ``container`` or ``image``; keyword arguments become
+    ``org.polybench.<name>`` labels (underscores turn into dashes).
+    """
+    labels = {MANAGED_LABEL: "true", KIND_LABEL: kind}
+    for name, value in extra.items():
+        labels[LABEL_PREFIX + name.replace("_", "-")] = value
+    return labels
+
+
+_clients = threading.local()
+
+
+def docker_client(timeout: int = 600) -> docker.DockerClient:
+    """A client for the daemon of the environment (``DOCKER_HOST``...), one per thread.
+
+    Raises :class:`DockerUnavailable` when the daemon does not answer.
+    """
+    cache: dict[int, docker.DockerClient] | None = getattr(_clients, "by_timeout", None)
+    if cache is None:
+        cache = {}
+        _clients.by_timeout = cache
+    client = cache.get(timeout)
+    if client is None:
+        try:
+            client = docker.from_env(timeout=timeout)
+            client.ping()
+        except DockerException as exc:
+            raise DockerUnavailable(f"the Docker daemon cannot be reached: {exc}") from exc
+        cache[timeout] = client
+    return client
+
+
+def docker_available() -> bool:
+    """True when a Docker daemon answers."""
+    try:
+        docker_client()
+    except DockerUnavailable:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class ContainerLimits:
+    """Resources and network of a sandbox container.
+
+    ``memory`` is a Docker size (``512m``, ``8g``) or None for no limit; swap is not
+    allowed beyond it. ``cpus`` may be fractional. ``lifetime`` bounds how long a
+    container lives if nobody removes it.
+    """
+
+    memory: str | None = DEFAULT_MEMORY
+    cpus: float | None = DEFAULT_CPUS
+    pids: int | None = DEFAULT_PIDS
+    allow_network: bool = False
+    lifetime: float = DEFAULT_LIFETIME_SECONDS
+
+    def create_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of ``containers.create`` for these limits."""
+        kwargs: dict[str, Any] = {"network_mode": "bridge" if self.allow_network else "none"}
+        if self.memory:
+            kwargs["mem_limit"] = self.memory
+            kwargs["memswap_limit"] = self.memory
+        if self.cpus:
+            kwargs["nano_cpus"] = int(self.cpus * 1e9)
+        if self.pids:
+            kwargs["pids_limit"] = self.pids
+        return kwargs
