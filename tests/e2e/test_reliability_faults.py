@@ -4,6 +4,9 @@ The driver killed mid-run (then resumed) is in ``test_eval_faults.py``; a Ray wo
 a Ray node lost mid-run are in ``test_ray_cluster.py``.
 """
 
+# Fixtures imported from tests.docker_fixtures are used as test arguments.
+# ruff: noqa: F811
+
 from __future__ import annotations
 
 import contextlib
@@ -16,6 +19,7 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,11 +27,13 @@ import polybench.atomic
 from polybench.dataset.builtin import materialise_builtin_repos
 from polybench.dataset.models import Instance
 from polybench.dataset.predictions import load_predictions
+from polybench.environments.images.settings import ImageSettings
 from polybench.grading.result import ErrorKind, InstanceResult, Status
 from polybench.runner.backends import ProviderSettings
 from polybench.runner.executors import make_runner
 from polybench.runner.instance import RunSettings
 from polybench.runner.run import OutputDirectoryError, RunPlan
+from tests.docker_fixtures import docker_bases, docker_settings  # noqa: F401
 from tests.reliability_log import record
 
 pytestmark = [pytest.mark.reliability, pytest.mark.slow]
@@ -110,6 +116,82 @@ def test_a_sandbox_killed_mid_test_is_an_infrastructure_error_and_is_retried(
         "error (no_end_marker), then resolved on the retry",
         f"{once.reason}; infrastructure errors of this kind are retried once: "
         f"resolved on attempt {retried.attempts}",
+    )
+
+
+class _ContainerKiller:
+    """Kills, once, the container of ``instance_id`` as soon as it runs the eval script."""
+
+    def __init__(self, instance_id: str) -> None:
+        from polybench.sandbox.docker import docker_client
+        from polybench.sandbox.docker_client import INSTANCE_LABEL
+
+        self.client = docker_client()
+        self.selector = f"{INSTANCE_LABEL}={instance_id}"
+        self.killed: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+
+    def _running_tests(self, container: Any) -> bool:
+        with contextlib.suppress(Exception):
+            processes = container.top().get("Processes") or []
+            return any("eval.sh" in " ".join(row) for row in processes)
+        return False
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.05) and not self.killed:
+            for container in self.client.containers.list(filters={"label": self.selector}):
+                if self._running_tests(container):
+                    with contextlib.suppress(Exception):
+                        container.kill()
+                        self.killed.append(container.name)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+@pytest.mark.docker
+def test_a_container_killed_mid_test_is_an_infrastructure_error_and_is_retried(
+    docker_bases: object,
+    docker_settings: ImageSettings,
+    mini: dict[str, Instance],
+    shared_cache: Path,
+    tmp_path: Path,
+) -> None:
+    repo_dir = _repo_dir(shared_cache)
+    image = {
+        "base_source": docker_settings.base_source,
+        "trust_host_ca": docker_settings.trust_host_ca,
+        "cache_dir": docker_settings.cache_dir,
+    }
+    outcomes: dict[int, InstanceResult] = {}
+    for attempts in (1, 2):
+        plan = _plan(tmp_path / f"attempts-{attempts}", [mini[JAVA]], max_attempts=attempts)
+        provider = ProviderSettings(
+            backend="docker",
+            repo_dir=repo_dir,
+            work_dir=plan.sandboxes_dir,
+            options={"image": image, "limits": {"memory": "2g"}},
+        )
+        killer = _ContainerKiller(JAVA)
+        try:
+            outcome = make_runner("local", provider, RunSettings(timeout=300)).run(plan)
+        finally:
+            killer.stop()
+        assert killer.killed, "the test command finished before its container could be killed"
+        outcomes[attempts] = outcome.results[JAVA]
+
+    once = outcomes[1]
+    assert once.status is Status.ERROR and once.error_kind is not None, once.reason
+    assert once.error_kind in (ErrorKind.NO_END_MARKER, ErrorKind.SANDBOX_FAILED), once.reason
+    retried = outcomes[2]
+    assert retried.status is Status.RESOLVED and retried.attempts == 2, retried.reason
+    record(
+        "the container running the tests is killed mid-test (docker backend)",
+        f"error ({once.error_kind.value}), then resolved on the retry",
+        f"{once.reason}; retried once: resolved on attempt {retried.attempts}",
     )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -20,6 +22,19 @@ from polybench.environments.images.settings import ImageSettings, slug
 from polybench.sandbox.docker import docker_client, managed_labels
 
 MAX_BUILD_ATTEMPTS = 2
+
+
+def image_lock_dir() -> Path:
+    """Where the per-tag build locks live: one place per user, whatever the cache folder.
+
+    Image tags are global to the Docker daemon, so two runs with different caches that
+    build the same tag must still take turns; otherwise the later build moves the tag and
+    leaves the earlier image behind, untagged.
+    """
+    explicit = os.environ.get("POLYBENCH_LOCK_DIR")
+    if explicit:
+        return Path(explicit)
+    return Path(tempfile.gettempdir()) / f"polybench-image-locks-{os.getuid()}"
 _LOG_TAIL_LINES = 15
 
 
@@ -84,7 +99,7 @@ class Builder:
         """Serialise work on one image across threads and processes."""
         with self._guard:
             thread_lock = self._thread_locks.setdefault(name, threading.Lock())
-        locks = self.settings.cache_dir / "locks"
+        locks = image_lock_dir()
         locks.mkdir(parents=True, exist_ok=True)
         with thread_lock, FileLock(str(locks / f"{slug(name.replace('/', '--'))}.lock")):
             yield
