@@ -11,7 +11,7 @@ from rich.table import Table
 
 from polybench.atomic import atomic_write_text
 from polybench.cli.consoles import console, err_console
-from polybench.cli.eval_cmd import _repo_dir_for
+from polybench.cli.inputs import repo_dir_for
 from polybench.dataset.loaders import DatasetError, load_dataset
 from polybench.dataset.models import Instance
 from polybench.environments.repos import RepoStore
@@ -46,7 +46,7 @@ def _load(dataset: str, split: str) -> list[Instance]:
 def _recompute(
     dataset: str, instances: list[Instance], repo_dir: Path | None, workers: int
 ) -> tuple[dict[str, ComplexityColumns], dict[str, str]]:
-    analyzer = NodeAnalyzer(RepoStore(repo_dir=_repo_dir_for(dataset, repo_dir)))
+    analyzer = NodeAnalyzer(RepoStore(repo_dir=repo_dir_for(dataset, repo_dir)))
     try:
         found = gold_columns(instances, analyzer, workers)
     finally:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -14,16 +13,12 @@ from rich.table import Table
 
 from polybench.cli.backends import BACKENDS, BackendOptions, make_provider
 from polybench.cli.consoles import console, err_console
-from polybench.dataset.builtin import BUILTIN_DATASETS, materialise_builtin_repos
-from polybench.dataset.loaders import DatasetError, load_dataset
+from polybench.cli.inputs import load_instances_or_exit, load_predictions_or_exit, repo_dir_for
 from polybench.dataset.predictions import (
     DEFAULT_MAX_PATCH_BYTES,
-    PredictionsFileError,
-    load_predictions,
 )
 from polybench.environments.provider import SandboxProvider
 from polybench.grading.result import InstanceResult, Status
-from polybench.paths import cache_root
 from polybench.report.run_report import build_summary, write_official, write_summary
 from polybench.runner.executors import EXECUTORS, ExecutorUnavailable, PlanRunner, make_runner
 from polybench.runner.instance import DEFAULT_TIMEOUT_SECONDS, RunSettings
@@ -37,23 +32,6 @@ _STATUS_STYLE = {
     Status.EMPTY_PATCH: "dim",
     Status.ERROR: "red",
 }
-
-
-def _split_ids(values: list[str] | None) -> list[str] | None:
-    if not values:
-        return None
-    ids = [part.strip() for value in values for part in value.split(",")]
-    return [i for i in ids if i]
-
-
-def _repo_dir_for(dataset: str, repo_dir: Path | None) -> Path | None:
-    if dataset in BUILTIN_DATASETS:
-        target = cache_root() / "builtin" / dataset / "repos"
-        materialise_builtin_repos(dataset, target)
-        return target
-    if repo_dir is None and os.environ.get("POLYBENCH_REPO_DIR"):
-        return Path(os.environ["POLYBENCH_REPO_DIR"])
-    return repo_dir
 
 
 def _results_table(summary: dict[str, object]) -> Table:
@@ -199,30 +177,12 @@ def eval_command(
     if output_format not in ("native", "official"):
         err_console.print("[red]error:[/red] --format must be 'native' or 'official'")
         raise typer.Exit(2)
-    try:
-        instances = load_dataset(dataset, split=split)
-    except DatasetError as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
-    wanted = _split_ids(instance_ids)
-    if wanted is not None:
-        known = {instance.instance_id for instance in instances}
-        unknown = [i for i in wanted if i not in known]
-        if unknown:
-            err_console.print(f"[red]error:[/red] unknown instance ids: {', '.join(unknown)}")
-            raise typer.Exit(2)
-        instances = [instance for instance in instances if instance.instance_id in set(wanted)]
-    try:
-        prediction_set = load_predictions(predictions, instances, max_patch_bytes)
-    except PredictionsFileError as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
-    for problem in prediction_set.problems:
-        err_console.print(f"[yellow]warning:[/yellow] predictions {problem} (skipped)")
+    instances = load_instances_or_exit(dataset, split, instance_ids)
+    prediction_set = load_predictions_or_exit(predictions, instances, max_patch_bytes)
 
     run_id = run_id or datetime.now().strftime("%Y%m%d-%H%M%S")
     run_dir = (output_dir / run_id).resolve()
-    clones = _repo_dir_for(dataset, repo_dir)
+    clones = repo_dir_for(dataset, repo_dir)
     plan = RunPlan(
         run_id=run_id,
         run_dir=run_dir,

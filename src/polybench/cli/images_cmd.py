@@ -14,8 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from polybench.cli.consoles import err_console
-from polybench.cli.eval_cmd import _repo_dir_for, _split_ids
-from polybench.dataset.loaders import DatasetError, load_dataset
+from polybench.cli.inputs import load_instances_or_exit, repo_dir_for
 from polybench.environments.images.inventory import (
     DiskReport,
     cascade,
@@ -130,18 +129,11 @@ def build_command(
         )
         raise typer.Exit(2)
     _client_or_exit()
-    try:
-        instances = load_dataset(dataset, split=split)
-    except DatasetError as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
-    wanted = _split_ids(instance_ids)
-    if wanted is not None:
-        instances = [i for i in instances if i.instance_id in set(wanted)]
+    instances = load_instances_or_exit(dataset, split, instance_ids)
     settings = ImageSettings(
         base_source=base_source, image_source=image_source, trust_host_ca=trust_host_ca
     )
-    manager = ImageManager(RepoStore(repo_dir=_repo_dir_for(dataset, repo_dir)), settings)
+    manager = ImageManager(RepoStore(repo_dir=repo_dir_for(dataset, repo_dir)), settings)
     plan = plan_build(manager, instances)
     usage = disk_usage(docker_client(), managed_images(docker_client()))
     guess = estimate(plan, manager, usage)

@@ -13,13 +13,10 @@ from rich.table import Table
 
 from polybench.atomic import atomic_write_text
 from polybench.cli.consoles import console, err_console
-from polybench.cli.eval_cmd import _repo_dir_for, _split_ids
-from polybench.dataset.loaders import DatasetError, load_dataset
+from polybench.cli.inputs import load_instances_or_exit, load_predictions_or_exit, repo_dir_for
 from polybench.dataset.models import Instance
 from polybench.dataset.predictions import (
     DEFAULT_MAX_PATCH_BYTES,
-    PredictionsFileError,
-    load_predictions,
 )
 from polybench.environments.repos import RepoStore
 from polybench.metrics.dataset_stats import LANGUAGE_ORDER
@@ -101,31 +98,14 @@ def metrics_command(
     split: Annotated[str, typer.Option(help="Dataset split when loading from the hub.")] = "test",
 ) -> None:
     """Compute file and CST-node retrieval metrics of predictions (no test is run)."""
-    try:
-        instances = load_dataset(dataset, split=split)
-    except DatasetError as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
-    wanted = _split_ids(instance_ids)
-    if wanted is not None:
-        unknown = sorted(set(wanted) - {i.instance_id for i in instances})
-        if unknown:
-            err_console.print(f"[red]error:[/red] unknown instance ids: {', '.join(unknown)}")
-            raise typer.Exit(2)
-        instances = [i for i in instances if i.instance_id in set(wanted)]
-    try:
-        prediction_set = load_predictions(predictions, instances, max_patch_bytes)
-    except PredictionsFileError as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
-    for problem in prediction_set.problems:
-        err_console.print(f"[yellow]warning:[/yellow] predictions {problem} (skipped)")
+    instances = load_instances_or_exit(dataset, split, instance_ids)
+    prediction_set = load_predictions_or_exit(predictions, instances, max_patch_bytes)
 
     todo = [i for i in instances if i.instance_id in prediction_set.predictions]
     results: dict[str, InstanceRetrieval] = {}
     errors: dict[str, str] = {}
     output_dir.mkdir(parents=True, exist_ok=True)
-    store = RepoStore(repo_dir=_repo_dir_for(dataset, repo_dir))
+    store = RepoStore(repo_dir=repo_dir_for(dataset, repo_dir))
     progress = Progress(
         TextColumn("[bold]scoring"),
         BarColumn(),
