@@ -18,10 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 import posixpath
-import select
-import struct
 import tarfile
 import time
 from pathlib import Path
@@ -49,6 +46,7 @@ from polybench.sandbox.docker_client import (
     docker_client,
     managed_labels,
 )
+from polybench.sandbox.docker_stream import FrameReader, send_stdin, tar_dirs, tar_one
 from polybench.sandbox.process import _CappedBuffer
 
 __all__ = [
@@ -74,7 +72,6 @@ TESTBED = "/testbed"
 SCRATCH = "/polybench"
 CONTROL_DIR = "/run/polybench"
 
-_POLL_SECONDS = 0.5
 _KILL_SECONDS = 15.0
 _DRAIN_SECONDS = 5.0
 
@@ -114,81 +111,6 @@ pb_kill() {{
 {{ pb_kill; pb_kill; }} >/dev/null 2>&1
 exit 0
 """
-
-
-def _tar_one(name: str, data: bytes, mode: int = 0o644) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as archive:
-        info = tarfile.TarInfo(name)
-        info.size = len(data)
-        info.mode = mode
-        info.mtime = int(time.time())
-        archive.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
-
-
-def _tar_dirs(names: list[str]) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as archive:
-        for name in names:
-            info = tarfile.TarInfo(name)
-            info.type = tarfile.DIRTYPE
-            info.mode = 0o755
-            info.mtime = int(time.time())
-            archive.addfile(info)
-    return buffer.getvalue()
-
-
-def _send(sock: Any, data: bytes) -> None:
-    """Write to an exec's attached stdin (a socket, or the read-only file object over one)."""
-    target = sock if hasattr(sock, "sendall") else getattr(sock, "_sock", None)
-    if target is not None:
-        target.sendall(data)
-    else:
-        os.write(sock.fileno(), data)
-
-
-class _FrameReader:
-    """Reads Docker's multiplexed exec stream (8-byte frame headers) into a capped buffer."""
-
-    def __init__(self, sock: Any, buffer: _CappedBuffer) -> None:
-        self.sock = sock
-        self.buffer = buffer
-        self.pending = bytearray()
-
-    def read_until(self, deadline: float | None) -> bool:
-        """Read until the stream ends (True) or ``deadline`` passes (False)."""
-        while True:
-            wait = _POLL_SECONDS
-            if deadline is not None:
-                wait = min(wait, deadline - time.monotonic())
-                if wait <= 0:
-                    return False
-            ready, _, _ = select.select([self.sock], [], [], wait)
-            if not ready:
-                continue
-            try:
-                chunk = self.sock.read(1 << 16)
-            except (BlockingIOError, TimeoutError):
-                continue
-            except OSError:
-                return True
-            if not chunk:
-                return True
-            self._feed(chunk)
-
-    def _feed(self, chunk: bytes) -> None:
-        self.pending += chunk
-        while len(self.pending) >= 8:
-            (size,) = struct.unpack(">I", self.pending[4:8])
-            if len(self.pending) < 8 + size:
-                break
-            self.buffer.add(bytes(self.pending[8 : 8 + size]))
-            del self.pending[: 8 + size]
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self.sock.close()
 
 
 class DockerSandbox:
@@ -240,7 +162,7 @@ class DockerSandbox:
         sandbox = cls(client, container, max_output_bytes)
         try:
             dirs = [f"{SCRATCH.strip('/')}/", f"{CONTROL_DIR.strip('/')}/"]
-            container.put_archive("/", _tar_dirs(dirs))
+            container.put_archive("/", tar_dirs(dirs))
             container.start()
         except DockerException as exc:
             sandbox.cleanup()
@@ -299,7 +221,7 @@ class DockerSandbox:
             exec_id = str(created["Id"])
             sock = self.client.api.exec_start(exec_id, socket=True)
             if gated:
-                _send(sock, b"go\n")
+                send_stdin(sock, b"go\n")
         except NotFound as exc:
             self._dead_reason = "the container no longer exists"
             raise SandboxError(f"sandbox {self.container_id[:12]} is gone: {exc}") from exc
@@ -320,7 +242,7 @@ class DockerSandbox:
         started = time.monotonic()
         exec_id, sock = self._start_exec(["/bin/sh", "-c", _WRAPPER, "sh", *argv], env, cwd)
         buffer = _CappedBuffer(self.max_output_bytes)
-        reader = _FrameReader(sock, buffer)
+        reader = FrameReader(sock, buffer)
         deadline = None if timeout is None else started + timeout
         try:
             finished = reader.read_until(deadline)
@@ -358,7 +280,7 @@ class DockerSandbox:
         except SandboxError:
             self._kill_container("killing the processes of a timed-out exec failed")
             return
-        reader = _FrameReader(sock, _CappedBuffer(1 << 16))
+        reader = FrameReader(sock, _CappedBuffer(1 << 16))
         try:
             if not reader.read_until(time.monotonic() + _KILL_SECONDS):
                 self._kill_container("killing the processes of a timed-out exec hung")
@@ -409,7 +331,7 @@ class DockerSandbox:
             if existing.ok and existing.output.strip().isdigit():
                 mode = int(existing.output.strip(), 8)
         try:
-            self.container.put_archive("/", _tar_one(target.lstrip("/"), payload, mode))
+            self.container.put_archive("/", tar_one(target.lstrip("/"), payload, mode))
         except DockerException as exc:
             raise SandboxError(f"writing {path} failed: {exc}") from exc
 

@@ -1,0 +1,98 @@
+"""Talking to a container: tar archives for ``put_archive`` and the exec stream.
+
+``docker exec`` with an attached socket multiplexes stdout and stderr into frames with
+an 8-byte header; :class:`FrameReader` reads them into the same capped buffer the local
+backend uses, and gives up at a deadline so that a timeout can be enforced.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import select
+import struct
+import tarfile
+import time
+from typing import Any
+
+from polybench.sandbox.process import _CappedBuffer
+
+POLL_SECONDS = 0.5
+
+
+def tar_one(name: str, data: bytes, mode: int = 0o644) -> bytes:
+    """A tar archive holding one file ``name`` with ``data``."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        info = tarfile.TarInfo(name)
+        info.size = len(data)
+        info.mode = mode
+        info.mtime = int(time.time())
+        archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def tar_dirs(names: list[str]) -> bytes:
+    """A tar archive holding the empty directories ``names``."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        for name in names:
+            info = tarfile.TarInfo(name)
+            info.type = tarfile.DIRTYPE
+            info.mode = 0o755
+            info.mtime = int(time.time())
+            archive.addfile(info)
+    return buffer.getvalue()
+
+
+def send_stdin(sock: Any, data: bytes) -> None:
+    """Write to an exec's attached stdin (a socket, or the read-only file object over one)."""
+    target = sock if hasattr(sock, "sendall") else getattr(sock, "_sock", None)
+    if target is not None:
+        target.sendall(data)
+    else:
+        os.write(sock.fileno(), data)
+
+
+class FrameReader:
+    """Reads Docker's multiplexed exec stream (8-byte frame headers) into a capped buffer."""
+
+    def __init__(self, sock: Any, buffer: _CappedBuffer) -> None:
+        self.sock = sock
+        self.buffer = buffer
+        self.pending = bytearray()
+
+    def read_until(self, deadline: float | None) -> bool:
+        """Read until the stream ends (True) or ``deadline`` passes (False)."""
+        while True:
+            wait = POLL_SECONDS
+            if deadline is not None:
+                wait = min(wait, deadline - time.monotonic())
+                if wait <= 0:
+                    return False
+            ready, _, _ = select.select([self.sock], [], [], wait)
+            if not ready:
+                continue
+            try:
+                chunk = self.sock.read(1 << 16)
+            except (BlockingIOError, TimeoutError):
+                continue
+            except OSError:
+                return True
+            if not chunk:
+                return True
+            self._feed(chunk)
+
+    def _feed(self, chunk: bytes) -> None:
+        self.pending += chunk
+        while len(self.pending) >= 8:
+            (size,) = struct.unpack(">I", self.pending[4:8])
+            if len(self.pending) < 8 + size:
+                break
+            self.buffer.add(bytes(self.pending[8 : 8 + size]))
+            del self.pending[: 8 + size]
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.close()
