@@ -4,6 +4,9 @@ Drivers run as subprocesses (``run_driver.py``) so Ray's process-wide state stay
 the test process. The multi-node cluster with failures is in ``test_ray_cluster.py``.
 """
 
+# Fixtures imported from tests.docker_fixtures are used as test arguments.
+# ruff: noqa: F811
+
 from __future__ import annotations
 
 import json
@@ -17,9 +20,11 @@ from pathlib import Path
 import pytest
 
 from polybench.dataset.models import Instance
+from polybench.environments.images.settings import ImageSettings
 from polybench.runner.backends import ProviderSettings
 from polybench.runner.executors import ExecutorUnavailable, make_runner
 from polybench.runner.instance import RunSettings
+from tests.docker_fixtures import docker_bases, docker_settings  # noqa: F401
 from tests.e2e import hostile
 from tests.e2e.conftest import read_report
 from tests.reliability_log import record
@@ -154,6 +159,31 @@ def test_the_eval_command_runs_on_ray_like_it_runs_locally(
     for instance_id in (TIMESPAN, HUES):
         worker = json.loads((tmp_path / "ray/instances" / instance_id / "worker.json").read_text())
         assert worker["pid"] != os.getpid()
+
+
+@pytest.mark.ray
+@pytest.mark.docker
+@pytest.mark.slow
+def test_ray_tasks_run_instances_in_docker_containers(
+    docker_bases: object, docker_settings: ImageSettings, shared_cache: Path, tmp_path: Path
+) -> None:
+    pytest.importorskip("ray")
+    env = ray_env(shared_cache)
+    options = ["--backend", "docker", "--base-source", docker_settings.base_source]
+    if docker_settings.trust_host_ca:
+        options.append("--trust-host-ca")
+    shown = polybench_eval(
+        env, tmp_path, "ray-docker", "--instance-ids", f"{TIMESPAN},{HUES}",
+        "--executor", "ray", "--workers", "2", *options,
+    )  # fmt: skip
+    assert "isolation: docker" in shown
+    report = read_report(tmp_path / "ray-docker")
+    assert report["resolved_instances"] == 2 and report["backend"] == "docker"
+    for instance_id in (TIMESPAN, HUES):
+        folder = tmp_path / "ray-docker/instances" / instance_id
+        result = json.loads((folder / "result.json").read_text())
+        assert result["backend"] == "docker"
+        assert json.loads((folder / "worker.json").read_text())["pid"] != os.getpid()
 
 
 @pytest.mark.ray
