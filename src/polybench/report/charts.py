@@ -94,15 +94,24 @@ def _offsets(count: int) -> tuple[float, list[float]]:
     return width, [-0.4 + width * (index + 0.5) for index in range(count)]
 
 
+def _bar_series(
+    rows: Sequence[PassRow], label: str, offset: float
+) -> tuple[list[float], list[float], list[float]]:
+    """Bar positions, pass rates and standard errors (in %) of one run, rows without a
+    pass rate left out."""
+    shown = [(pos, row.cells[label]) for pos, row in enumerate(rows)]
+    shown = [(pos, cell) for pos, cell in shown if cell.pass_rate is not None]
+    positions = [pos + offset for pos, _ in shown]
+    rates = [100 * (cell.pass_rate or 0.0) for _, cell in shown]
+    errors = [100 * (cell.se or 0.0) for _, cell in shown]
+    return positions, rates, errors
+
+
 def _vertical(axes: Axes, rows: Sequence[PassRow], labels: Sequence[str]) -> None:
     width, offsets = _offsets(len(labels))
     rotate = len(labels) > 1
     for index, label in enumerate(labels):
-        cells = [(pos, row.cells[label]) for pos, row in enumerate(rows)]
-        shown = [(pos, c) for pos, c in cells if c.pass_rate is not None]
-        xs = [pos + offsets[index] for pos, _ in shown]
-        heights = [100 * (c.pass_rate or 0.0) for _, c in shown]
-        errors = [100 * (c.se or 0.0) for _, c in shown]
+        xs, heights, errors = _bar_series(rows, label, offsets[index])
         axes.bar(
             xs,
             heights,
@@ -135,11 +144,7 @@ def _vertical(axes: Axes, rows: Sequence[PassRow], labels: Sequence[str]) -> Non
 def _horizontal(axes: Axes, rows: Sequence[PassRow], labels: Sequence[str]) -> None:
     height, offsets = _offsets(len(labels))
     for index, label in enumerate(labels):
-        shown = [(pos, row.cells[label]) for pos, row in enumerate(rows)]
-        shown = [(pos, c) for pos, c in shown if c.pass_rate is not None]
-        ys = [pos + offsets[index] for pos, _ in shown]
-        widths = [100 * (c.pass_rate or 0.0) for _, c in shown]
-        errors = [100 * (c.se or 0.0) for _, c in shown]
+        ys, widths, errors = _bar_series(rows, label, offsets[index])
         axes.barh(
             ys,
             widths,
