@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from polybench.cli.consoles import console, err_console
+from polybench.cli.inputs import RepoDirOption, load_dataset_file_or_exit, repo_dir_or_env
 from polybench.curation.annotate import annotate_instances, complexity_annotator
 from polybench.curation.classify import DEFAULT_PROMPT_VERSION, Classifier
 from polybench.curation.dataset_io import write_dataset
 from polybench.curation.llm import ChatClient, LLMError, LLMSettings
-from polybench.dataset.loaders import DatasetError, load_instances_from_file
 from polybench.environments.repos import RepoStore
 from polybench.paths import cache_root
 
@@ -23,10 +22,7 @@ def annotate_command(
     output: Annotated[
         Path, typer.Option("--output", "-o", help="Annotated dataset (.jsonl, .json or .csv).")
     ] = Path("annotated.jsonl"),
-    repo_dir: Annotated[
-        Path | None,
-        typer.Option(help="Folder of local clones named <owner>__<name> (env POLYBENCH_REPO_DIR)."),
-    ] = None,
+    repo_dir: RepoDirOption = None,
     llm: Annotated[bool, typer.Option("--llm/--no-llm", help="Ask the LLM for labels.")] = True,
     complexity: Annotated[
         bool, typer.Option("--complexity/--no-complexity", help="Compute complexity columns.")
@@ -56,13 +52,8 @@ def annotate_command(
     ] = None,
 ) -> None:
     """Add complexity columns and the paper's zero-shot LLM classifications."""
-    try:
-        instances = load_instances_from_file(dataset)
-    except DatasetError as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
-    if repo_dir is None and os.environ.get("POLYBENCH_REPO_DIR"):
-        repo_dir = Path(os.environ["POLYBENCH_REPO_DIR"])
+    instances = load_dataset_file_or_exit(dataset)
+    repo_dir = repo_dir_or_env(repo_dir)
     complexity_fn = None
     if complexity:
         complexity_fn, note = complexity_annotator(RepoStore(repo_dir))

@@ -11,8 +11,13 @@ from rich.table import Table
 
 from polybench.atomic import atomic_write_text
 from polybench.cli.consoles import console, err_console
-from polybench.cli.inputs import repo_dir_for
-from polybench.dataset.loaders import DatasetError, load_dataset
+from polybench.cli.inputs import (
+    DatasetOption,
+    RepoDirOption,
+    SplitOption,
+    load_instances_or_exit,
+    repo_dir_for,
+)
 from polybench.dataset.models import Instance
 from polybench.environments.repos import RepoStore
 from polybench.metrics.complexity import ComplexityColumns, column_mismatches, gold_columns
@@ -24,23 +29,7 @@ dataset_app = typer.Typer(
     no_args_is_help=True,
 )
 
-DatasetOption = Annotated[
-    str, typer.Option(help="Built-in name (mini), a CSV/JSONL/JSON/parquet file, or a hub name.")
-]
-RepoDirOption = Annotated[
-    Path | None,
-    typer.Option(help="Folder of local clones named <owner>__<name> (env POLYBENCH_REPO_DIR)."),
-]
 WorkersOption = Annotated[int, typer.Option(min=1, help="Gold patches analysed in parallel.")]
-SplitOption = Annotated[str, typer.Option(help="Dataset split when loading from the hub.")]
-
-
-def _load(dataset: str, split: str) -> list[Instance]:
-    try:
-        return load_dataset(dataset, split=split)
-    except DatasetError as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
 
 
 def _recompute(
@@ -72,7 +61,7 @@ def stats_command(
     split: SplitOption = "test",
 ) -> None:
     """Print the paper's Tables 1 and 2 statistics of a dataset."""
-    instances = _load(dataset, split)
+    instances = load_instances_or_exit(dataset, split)
     columns = _recompute(dataset, instances, repo_dir, workers)[0] if recompute else None
     stats = dataset_statistics(instances, columns)
     console.print(files_table(stats))
@@ -102,7 +91,7 @@ def complexity_command(
     split: SplitOption = "test",
 ) -> None:
     """Recompute the complexity columns from the gold patches and compare with the dataset."""
-    instances = _load(dataset, split)
+    instances = load_instances_or_exit(dataset, split)
     columns, errors = _recompute(dataset, instances, repo_dir, workers)
     table = Table(title="complexity columns that differ from the dataset")
     for name in ("instance", "column", "dataset", "recomputed"):

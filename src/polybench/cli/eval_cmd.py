@@ -13,7 +13,16 @@ from rich.table import Table
 
 from polybench.cli.backends import BACKENDS, BackendOptions, make_provider
 from polybench.cli.consoles import console, err_console
-from polybench.cli.inputs import load_instances_or_exit, load_predictions_or_exit, repo_dir_for
+from polybench.cli.inputs import (
+    DatasetOption,
+    InstanceIdsOption,
+    PredictionsOption,
+    RepoDirOption,
+    SplitOption,
+    load_instances_or_exit,
+    load_predictions_or_exit,
+    repo_dir_for,
+)
 from polybench.dataset.predictions import (
     DEFAULT_MAX_PATCH_BYTES,
 )
@@ -84,13 +93,8 @@ def _describe(result: InstanceResult) -> str:
 
 
 def eval_command(
-    dataset: Annotated[
-        str,
-        typer.Option(help="Built-in name (mini), a CSV/JSONL/JSON/parquet file, or a hub name."),
-    ] = "mini",
-    predictions: Annotated[
-        str, typer.Option(help="'gold', 'empty', or a predictions file (JSONL or JSON).")
-    ] = "gold",
+    dataset: DatasetOption = "mini",
+    predictions: PredictionsOption = "gold",
     run_id: Annotated[
         str | None, typer.Option(help="Name of the run (default: a timestamp).")
     ] = None,
@@ -98,10 +102,7 @@ def eval_command(
         "polybench_runs"
     ),
     workers: Annotated[int, typer.Option(min=1, help="Instances evaluated in parallel.")] = 2,
-    instance_ids: Annotated[
-        list[str] | None,
-        typer.Option("--instance-ids", help="Only these instances (repeat or comma-separate)."),
-    ] = None,
+    instance_ids: InstanceIdsOption = None,
     timeout: Annotated[
         float, typer.Option(help="Wall-clock seconds for one instance's test command.")
     ] = DEFAULT_TIMEOUT_SECONDS,
@@ -142,10 +143,7 @@ def eval_command(
     trust_host_ca: Annotated[
         bool, typer.Option(help="Docker: trust this machine's extra CA certificates in images.")
     ] = False,
-    repo_dir: Annotated[
-        Path | None,
-        typer.Option(help="Folder of local clones named <owner>__<name> (env POLYBENCH_REPO_DIR)."),
-    ] = None,
+    repo_dir: RepoDirOption = None,
     force: Annotated[bool, typer.Option(help="Redo instances that already have results.")] = False,
     output_format: Annotated[
         str, typer.Option("--format", help="'native', or 'official' to also write official files.")
@@ -156,7 +154,7 @@ def eval_command(
     allow_network: Annotated[
         bool, typer.Option(help="Let test commands reach the network.")
     ] = False,
-    split: Annotated[str, typer.Option(help="Dataset split when loading from the hub.")] = "test",
+    split: SplitOption = "test",
 ) -> None:
     """Evaluate predictions on a dataset and write a report."""
     backend_options = BackendOptions(

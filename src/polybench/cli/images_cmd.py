@@ -14,7 +14,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from polybench.cli.consoles import err_console
-from polybench.cli.inputs import load_instances_or_exit, repo_dir_for
+from polybench.cli.inputs import (
+    DatasetOption,
+    InstanceIdsOption,
+    RepoDirOption,
+    SplitOption,
+    load_instances_or_exit,
+    repo_dir_for,
+)
 from polybench.environments.images.inventory import (
     DiskReport,
     cascade,
@@ -87,17 +94,10 @@ def _free_bytes() -> int | None:
 
 @images_app.command("build")
 def build_command(
-    dataset: Annotated[
-        str, typer.Option(help="Built-in name, dataset file, or hub name.")
-    ] = "mini",
-    instance_ids: Annotated[
-        list[str] | None,
-        typer.Option("--instance-ids", help="Only these instances (repeat or comma-separate)."),
-    ] = None,
-    repo_dir: Annotated[
-        Path | None, typer.Option(help="Folder of local clones named <owner>__<name>.")
-    ] = None,
-    split: Annotated[str, typer.Option(help="Dataset split when loading from the hub.")] = "test",
+    dataset: DatasetOption = "mini",
+    instance_ids: InstanceIdsOption = None,
+    repo_dir: RepoDirOption = None,
+    split: SplitOption = "test",
     workers: Annotated[int, typer.Option(min=1, help="Environments built in parallel.")] = 2,
     level: Annotated[
         str, typer.Option(help="Build up to this level: base, env or instance.")

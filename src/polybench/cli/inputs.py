@@ -8,15 +8,32 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
 from polybench.cli.consoles import err_console
 from polybench.dataset.builtin import BUILTIN_DATASETS, materialise_builtin_repos
-from polybench.dataset.loaders import DatasetError, load_dataset
+from polybench.dataset.loaders import DatasetError, load_dataset, load_instances_from_file
 from polybench.dataset.models import Instance
 from polybench.dataset.predictions import PredictionSet, PredictionsFileError, load_predictions
 from polybench.paths import cache_root
+
+DatasetOption = Annotated[
+    str, typer.Option(help="Built-in name (mini), a CSV/JSONL/JSON/parquet file, or a hub name.")
+]
+PredictionsOption = Annotated[
+    str, typer.Option(help="'gold', 'empty', or a predictions file (JSONL or JSON).")
+]
+InstanceIdsOption = Annotated[
+    list[str] | None,
+    typer.Option("--instance-ids", help="Only these instances (repeat or comma-separate)."),
+]
+RepoDirOption = Annotated[
+    Path | None,
+    typer.Option(help="Folder of local clones named <owner>__<name> (env POLYBENCH_REPO_DIR)."),
+]
+SplitOption = Annotated[str, typer.Option(help="Dataset split when loading from the hub.")]
 
 
 def split_ids(values: list[str] | None) -> list[str] | None:
@@ -34,9 +51,23 @@ def repo_dir_for(dataset: str, repo_dir: Path | None) -> Path | None:
         target = cache_root() / "builtin" / dataset / "repos"
         materialise_builtin_repos(dataset, target)
         return target
+    return repo_dir_or_env(repo_dir)
+
+
+def repo_dir_or_env(repo_dir: Path | None) -> Path | None:
+    """``repo_dir``, else ``$POLYBENCH_REPO_DIR`` when it is set, else None."""
     if repo_dir is None and os.environ.get("POLYBENCH_REPO_DIR"):
         return Path(os.environ["POLYBENCH_REPO_DIR"])
     return repo_dir
+
+
+def load_dataset_file_or_exit(path: Path) -> list[Instance]:
+    """The instances of a dataset file (what the construction stages read and write)."""
+    try:
+        return load_instances_from_file(path)
+    except DatasetError as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
 
 
 def load_instances_or_exit(

@@ -13,7 +13,16 @@ from rich.table import Table
 
 from polybench.atomic import atomic_write_text
 from polybench.cli.consoles import console, err_console
-from polybench.cli.inputs import load_instances_or_exit, load_predictions_or_exit, repo_dir_for
+from polybench.cli.inputs import (
+    DatasetOption,
+    InstanceIdsOption,
+    PredictionsOption,
+    RepoDirOption,
+    SplitOption,
+    load_instances_or_exit,
+    load_predictions_or_exit,
+    repo_dir_for,
+)
 from polybench.dataset.models import Instance
 from polybench.dataset.predictions import (
     DEFAULT_MAX_PATCH_BYTES,
@@ -76,26 +85,15 @@ def metrics_command(
     output_dir: Annotated[
         Path, typer.Option(help="Where <instance_id>_metrics.json files are written.")
     ],
-    dataset: Annotated[
-        str,
-        typer.Option(help="Built-in name (mini), a CSV/JSONL/JSON/parquet file, or a hub name."),
-    ] = "mini",
-    predictions: Annotated[
-        str, typer.Option(help="'gold', 'empty', or a predictions file (JSONL or JSON).")
-    ] = "gold",
-    repo_dir: Annotated[
-        Path | None,
-        typer.Option(help="Folder of local clones named <owner>__<name> (env POLYBENCH_REPO_DIR)."),
-    ] = None,
+    dataset: DatasetOption = "mini",
+    predictions: PredictionsOption = "gold",
+    repo_dir: RepoDirOption = None,
     workers: Annotated[int, typer.Option(min=1, help="Instances scored in parallel.")] = 2,
-    instance_ids: Annotated[
-        list[str] | None,
-        typer.Option("--instance-ids", help="Only these instances (repeat or comma-separate)."),
-    ] = None,
+    instance_ids: InstanceIdsOption = None,
     max_patch_bytes: Annotated[
         int, typer.Option(help="Predictions with a larger patch are rejected.")
     ] = DEFAULT_MAX_PATCH_BYTES,
-    split: Annotated[str, typer.Option(help="Dataset split when loading from the hub.")] = "test",
+    split: SplitOption = "test",
 ) -> None:
     """Compute file and CST-node retrieval metrics of predictions (no test is run)."""
     instances = load_instances_or_exit(dataset, split, instance_ids)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
@@ -11,11 +10,10 @@ import typer
 from rich.table import Table
 
 from polybench.cli.consoles import console, err_console
-from polybench.dataset.builtin import BUILTIN_DATASETS, materialise_builtin_repos
+from polybench.cli.inputs import RepoDirOption, SplitOption, repo_dir_for
 from polybench.dataset.loaders import DatasetError, load_dataset
 from polybench.dataset.models import Instance
 from polybench.environments.repos import RepoStore
-from polybench.paths import cache_root
 from polybench.report.build import build_report
 from polybench.report.model import Report
 from polybench.report.output import write_report
@@ -38,13 +36,7 @@ from polybench.report.runs import (
 
 
 def _repo_store(dataset: str, repo_dir: Path | None) -> RepoStore:
-    if dataset in BUILTIN_DATASETS:
-        target = cache_root() / "builtin" / dataset / "repos"
-        materialise_builtin_repos(dataset, target)
-        return RepoStore(repo_dir=target)
-    if repo_dir is None and os.environ.get("POLYBENCH_REPO_DIR"):
-        repo_dir = Path(os.environ["POLYBENCH_REPO_DIR"])
-    return RepoStore(repo_dir=repo_dir)
+    return RepoStore(repo_dir=repo_dir_for(dataset, repo_dir))
 
 
 def _score_runs(
@@ -113,10 +105,7 @@ def report_command(
     output: Annotated[
         Path, typer.Option("--output", "-o", help="Folder the report files are written to.")
     ] = Path("polybench_report"),
-    repo_dir: Annotated[
-        Path | None,
-        typer.Option(help="Folder of local clones named <owner>__<name> (env POLYBENCH_REPO_DIR)."),
-    ] = None,
+    repo_dir: RepoDirOption = None,
     retrieval: Annotated[
         bool, typer.Option(help="Compute file and node retrieval metrics of the patches.")
     ] = True,
@@ -125,7 +114,7 @@ def report_command(
         int, typer.Option(min=2, help="Bootstrap resamples for standard errors.")
     ] = 2000,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
-    split: Annotated[str, typer.Option(help="Dataset split when loading from the hub.")] = "test",
+    split: SplitOption = "test",
 ) -> None:
     """Write stratified pass-rate and retrieval tables (Markdown, CSV, JSON, HTML)."""
     try:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Annotated
 
@@ -11,10 +10,10 @@ import typer
 
 from polybench.atomic import atomic_write_text
 from polybench.cli.consoles import console, err_console
+from polybench.cli.inputs import RepoDirOption, load_dataset_file_or_exit, repo_dir_or_env
 from polybench.curation.dataset_io import write_dataset
 from polybench.curation.validate import DEFAULT_RUNS, ValidationResult, Validator
 from polybench.curation.validate_run import validate_all, validated_instances, validation_report
-from polybench.dataset.loaders import DatasetError, load_instances_from_file
 from polybench.environments.manager import EnvironmentManager
 from polybench.environments.provider import LocalProvider
 from polybench.environments.repos import RepoStore
@@ -44,10 +43,7 @@ def validate_command(
         Path | None,
         typer.Option(help="Logs and saved verdicts (default: <output>.validation/)."),
     ] = None,
-    repo_dir: Annotated[
-        Path | None,
-        typer.Option(help="Folder of local clones named <owner>__<name> (env POLYBENCH_REPO_DIR)."),
-    ] = None,
+    repo_dir: RepoDirOption = None,
     runs: Annotated[int, typer.Option(min=1, help="Test runs per phase.")] = DEFAULT_RUNS,
     workers: Annotated[int, typer.Option(min=1, help="Instances validated in parallel.")] = 1,
     timeout: Annotated[float, typer.Option(help="Seconds for one test run.")] = 1800.0,
@@ -60,13 +56,8 @@ def validate_command(
     if isolation not in ISOLATION_MODES:
         err_console.print(f"[red]error:[/red] --isolation must be one of {ISOLATION_MODES}")
         raise typer.Exit(2)
-    try:
-        instances = load_instances_from_file(dataset)
-    except DatasetError as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
-    if repo_dir is None and os.environ.get("POLYBENCH_REPO_DIR"):
-        repo_dir = Path(os.environ["POLYBENCH_REPO_DIR"])
+    instances = load_dataset_file_or_exit(dataset)
+    repo_dir = repo_dir_or_env(repo_dir)
     work_dir = work_dir or output.with_name(output.name + ".validation")
     report_path = report or output.with_name(output.name + ".validation.json")
     provider = LocalProvider(RepoStore(repo_dir), EnvironmentManager(), isolation=isolation)
