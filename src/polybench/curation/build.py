@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from polybench.curation.candidates import Candidate, Rejection
+from polybench.curation.candidates import Candidate, Rejection, rejection_counts
 from polybench.curation.recipes import RepoRecipe
 from polybench.curation.testpaths import TestPathRules, new_files_tested, split_diff
 from polybench.dataset.models import Instance, Language
@@ -39,10 +39,7 @@ class BuildOutcome:
 
     def counts(self) -> dict[str, int]:
         """Rejections per reason."""
-        counts: dict[str, int] = {}
-        for rejection in self.rejected:
-            counts[rejection.reason] = counts.get(rejection.reason, 0) + 1
-        return counts
+        return rejection_counts(self.rejected)
 
 
 def build_instance(

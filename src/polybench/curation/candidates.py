@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TypeVar
@@ -76,6 +77,11 @@ class Rejection(BaseModel):
     item: str
     reason: str
     detail: str = ""
+
+
+def rejection_counts(rejected: Iterable[Rejection]) -> dict[str, int]:
+    """How many rejections there are of each reason, in first-seen order."""
+    return dict(Counter(rejection.reason for rejection in rejected))
 
 
 def instance_id_for(repo: str, number: int) -> str:

@@ -20,6 +20,7 @@ from polybench.curation.candidates import (
     Rejection,
     closing_issue_refs,
     instance_id_for,
+    rejection_counts,
 )
 from polybench.curation.github import DIFF_MEDIA, GitHubClient, GitHubError
 from polybench.curation.testpaths import TestPathRules
@@ -73,10 +74,7 @@ class RepoCollection:
 
     def counts(self) -> dict[str, int]:
         """Rejections per reason."""
-        counts: dict[str, int] = {}
-        for rejection in self.rejected:
-            counts[rejection.reason] = counts.get(rejection.reason, 0) + 1
-        return counts
+        return rejection_counts(self.rejected)
 
 
 def parse_time(value: str) -> datetime:
