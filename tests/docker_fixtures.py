@@ -25,6 +25,7 @@ from polybench.environments.images.manager import ImageManager
 from polybench.environments.images.settings import ImageSettings
 from polybench.environments.repos import RepoStore
 from polybench.sandbox.docker import docker_available, docker_client
+from tests.session_cache import shared_root
 
 TEST_LABEL = "org.polybench.test-run"
 
@@ -37,19 +38,6 @@ def require_docker() -> None:
     if os.environ.get("POLYBENCH_REQUIRE_DOCKER") == "1":
         pytest.fail(message)
     pytest.skip(message)
-
-
-def shared_root(factory: pytest.TempPathFactory) -> Path:
-    """One directory for the whole session, shared by pytest-xdist workers."""
-    explicit = os.environ.get("POLYBENCH_TEST_CACHE")
-    if explicit:
-        return Path(explicit)
-    root = factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent
-    cache = root / "polybench-cache"
-    cache.mkdir(exist_ok=True)
-    return cache
 
 
 @pytest.fixture(scope="session")

@@ -38,6 +38,7 @@ import pytest
 
 import polybench
 from polybench.dataset.loaders import load_instances_from_file, select_split_files
+from tests.local_http import serve_in_background, server_url, stop_server
 from tests.test_models import official_row
 
 pytest.importorskip("huggingface_hub")
@@ -283,8 +284,7 @@ class HubServer(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
-        host, port = self.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return server_url(self)
 
 
 @contextmanager
@@ -293,18 +293,13 @@ def running_fake_hub() -> Iterator[FakeHub]:
     hub = FakeHub()
     servers = [HubServer(hub, "hub"), HubServer(hub, "cdn")]
     hub.endpoint, hub.cdn = servers[0].url, servers[1].url
-    threads = [
-        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        for server in servers
-    ]
-    for thread in threads:
-        thread.start()
+    for server in servers:
+        serve_in_background(server)
     try:
         yield hub
     finally:
         for server in servers:
-            server.shutdown()
-            server.server_close()
+            stop_server(server)
 
 
 DRIVER = """

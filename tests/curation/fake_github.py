@@ -21,6 +21,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+from tests.local_http import server_url, start_local_server, stop_server
+
 Key = tuple[str, int]
 
 
@@ -221,22 +223,16 @@ class FakeGitHub:
         class Handler(_Handler):
             state = fake
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        ).start()
+        self._server = start_local_server(Handler)
         return self.url
 
     @property
     def url(self) -> str:
         assert self._server is not None
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return server_url(self._server)
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+        stop_server(self._server)
 
     def count(self, pattern: str) -> int:
         """How many requests matched a regular expression (``"GET /repos/..."``)."""

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.local_http import server_url, start_local_server, stop_server
+
 VALID_INFORMATIVENESS = (
     "<explanation_description>The text says what to change.</explanation_description>\n"
     "<label_description>A</label_description>\n"
@@ -72,22 +74,16 @@ class FakeOpenAI:
         class Handler(_Handler):
             state = fake
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        ).start()
+        self._server = start_local_server(Handler)
         return self.base_url
 
     @property
     def base_url(self) -> str:
         assert self._server is not None
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return server_url(self._server) + "/v1"
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+        stop_server(self._server)
 
 
 class _Handler(BaseHTTPRequestHandler):

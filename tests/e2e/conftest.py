@@ -14,6 +14,7 @@ import pytest
 
 from polybench.dataset.builtin import load_builtin
 from polybench.dataset.models import Instance
+from tests.session_cache import shared_root
 
 
 @pytest.fixture(scope="session")
@@ -22,16 +23,7 @@ def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     ``POLYBENCH_TEST_CACHE`` reuses a cache across sessions when set.
     """
-    explicit = os.environ.get("POLYBENCH_TEST_CACHE")
-    if explicit:
-        return Path(explicit)
-    # Under pytest-xdist every worker gets its own base temp; share the parent instead.
-    root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent
-    cache = root / "polybench-cache"
-    cache.mkdir(exist_ok=True)
-    return cache
+    return shared_root(tmp_path_factory)
 
 
 @pytest.fixture
