@@ -29,9 +29,9 @@ from polybench.dataset.predictions import (
 from polybench.environments.provider import SandboxProvider
 from polybench.grading.result import InstanceResult, Status
 from polybench.report.run_report import build_summary, write_official, write_summary
-from polybench.runner.executors import EXECUTORS, ExecutorUnavailable, PlanRunner, make_runner
+from polybench.runner.executors import EXECUTORS, ExecutorUnavailable, make_runner
 from polybench.runner.instance import DEFAULT_TIMEOUT_SECONDS, RunSettings
-from polybench.runner.run import RunOutcome, RunPlan, write_run_metadata
+from polybench.runner.run import RunPlan, write_run_metadata
 from polybench.sandbox.base import SandboxError
 from polybench.sandbox.local import ISOLATION_MODES
 
@@ -199,10 +199,9 @@ def eval_command(
         err_console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
 
-    def build_runner(
-        on_start: Callable[[int, int], None], on_result: Callable[[InstanceResult], None]
-    ) -> PlanRunner:
-        return make_runner(
+    progress, on_start, on_result = _progress()
+    try:
+        runner = make_runner(
             executor,
             backend_options.provider_settings(clones, plan.sandboxes_dir),
             RunSettings(timeout=timeout),
@@ -213,9 +212,6 @@ def eval_command(
             on_start=on_start,
             on_result=on_result,
         )
-
-    try:
-        build_runner(lambda todo, reused: None, lambda result: None)
     except (ExecutorUnavailable, ValueError) as exc:
         err_console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
@@ -227,7 +223,8 @@ def eval_command(
         plan,
         {"dataset": dataset, "workers": workers, **executor_metadata, **backend_options.metadata()},
     )
-    outcome = _run_with_progress(build_runner, plan)
+    with progress:
+        outcome = runner.run(plan)
 
     isolations = sorted({r.isolation for r in outcome.results.values() if r.isolation})
     summary = build_summary(
@@ -259,13 +256,8 @@ def eval_command(
     )
 
 
-def _run_with_progress(
-    build_runner: Callable[
-        [Callable[[int, int], None], Callable[[InstanceResult], None]], PlanRunner
-    ],
-    plan: RunPlan,
-) -> RunOutcome:
-    interactive = console.is_terminal
+def _progress() -> tuple[Progress, Callable[[int, int], None], Callable[[InstanceResult], None]]:
+    """A progress bar (on terminals) and the runner callbacks that drive it."""
     progress = Progress(
         TextColumn("[bold]evaluating"),
         BarColumn(),
@@ -273,7 +265,7 @@ def _run_with_progress(
         TimeElapsedColumn(),
         TextColumn("{task.description}"),
         console=console,
-        disable=not interactive,
+        disable=not console.is_terminal,
     )
     task = progress.add_task("", total=None)
 
@@ -287,5 +279,4 @@ def _run_with_progress(
         progress.update(task, description=result.instance_id)
         console.print(_describe(result))
 
-    with progress:
-        return build_runner(on_start, on_result).run(plan)
+    return progress, on_start, on_result
