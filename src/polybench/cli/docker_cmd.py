@@ -6,7 +6,8 @@ from typing import Annotated
 
 import typer
 
-from polybench.cli.images_cmd import _client_or_exit, _labels, console
+from polybench.cli.consoles import wide_console as console
+from polybench.cli.images_cmd import _client_or_exit, _labels
 from polybench.environments.images.inventory import (
     managed_containers,
     managed_images,

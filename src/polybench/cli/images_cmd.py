@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import statistics
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from polybench.cli.consoles import err_console
+from polybench.cli.consoles import err_console, wide_console
 from polybench.cli.inputs import (
     DatasetOption,
     InstanceIdsOption,
@@ -41,16 +39,7 @@ from polybench.environments.images.settings import BASE_SOURCES, IMAGE_SOURCES, 
 from polybench.environments.repos import RepoStore
 from polybench.sandbox.docker import DockerUnavailable, docker_client
 
-
-def _wide_console() -> Console:
-    console = Console(soft_wrap=True)
-    if not console.is_terminal and "COLUMNS" not in os.environ:
-        # Logs and pipes: image names are long, tables must not fold them.
-        return Console(soft_wrap=True, width=240)
-    return console
-
-
-console = _wide_console()
+console = wide_console
 images_app = typer.Typer(
     name="images",
     help="Build, list, measure and remove polybench's Docker images.",
