@@ -65,28 +65,44 @@ def _cmdline(pid: str) -> str:
         return ""
 
 
-class _TestKiller:
-    """Kills, once, the process tree running an eval script under ``sandboxes``."""
+class _Killer:
+    """Watches in the background and kills, once, what :meth:`kill_once` finds running."""
 
-    def __init__(self, sandboxes: Path) -> None:
-        self.sandboxes = str(sandboxes)
-        self.killed: list[int] = []
+    interval = 0.02
+
+    def __init__(self) -> None:
+        self.killed: list[object] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
         self._thread.start()
 
+    def kill_once(self) -> None:
+        """Kill the target if it runs now, recording it in ``killed``."""
+        raise NotImplementedError
+
     def _watch(self) -> None:
-        while not self._stop.wait(0.02) and not self.killed:
-            for entry in Path("/proc").iterdir():
-                line = _cmdline(entry.name) if entry.name.isdigit() else ""
-                if self.sandboxes in line and "eval.sh" in line:
-                    with contextlib.suppress(ProcessLookupError):
-                        os.kill(int(entry.name), signal.SIGKILL)
-                        self.killed.append(int(entry.name))
+        while not self._stop.wait(self.interval) and not self.killed:
+            self.kill_once()
 
     def stop(self) -> None:
         self._stop.set()
         self._thread.join()
+
+
+class _TestKiller(_Killer):
+    """Kills, once, the process tree running an eval script under ``sandboxes``."""
+
+    def __init__(self, sandboxes: Path) -> None:
+        self.sandboxes = str(sandboxes)
+        super().__init__()
+
+    def kill_once(self) -> None:
+        for entry in Path("/proc").iterdir():
+            line = _cmdline(entry.name) if entry.name.isdigit() else ""
+            if self.sandboxes in line and "eval.sh" in line:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(int(entry.name), signal.SIGKILL)
+                    self.killed.append(int(entry.name))
 
 
 def test_a_sandbox_killed_mid_test_is_an_infrastructure_error_and_is_retried(
@@ -119,8 +135,10 @@ def test_a_sandbox_killed_mid_test_is_an_infrastructure_error_and_is_retried(
     )
 
 
-class _ContainerKiller:
+class _ContainerKiller(_Killer):
     """Kills, once, the container of ``instance_id`` as soon as it runs the eval script."""
+
+    interval = 0.05
 
     def __init__(self, instance_id: str) -> None:
         from polybench.sandbox.docker import docker_client
@@ -128,10 +146,7 @@ class _ContainerKiller:
 
         self.client = docker_client()
         self.selector = f"{INSTANCE_LABEL}={instance_id}"
-        self.killed: list[str] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._watch, daemon=True)
-        self._thread.start()
+        super().__init__()
 
     def _running_tests(self, container: Any) -> bool:
         with contextlib.suppress(Exception):
@@ -139,17 +154,12 @@ class _ContainerKiller:
             return any("eval.sh" in " ".join(row) for row in processes)
         return False
 
-    def _watch(self) -> None:
-        while not self._stop.wait(0.05) and not self.killed:
-            for container in self.client.containers.list(filters={"label": self.selector}):
-                if self._running_tests(container):
-                    with contextlib.suppress(Exception):
-                        container.kill()
-                        self.killed.append(container.name)
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
+    def kill_once(self) -> None:
+        for container in self.client.containers.list(filters={"label": self.selector}):
+            if self._running_tests(container):
+                with contextlib.suppress(Exception):
+                    container.kill()
+                    self.killed.append(container.name)
 
 
 @pytest.mark.docker
