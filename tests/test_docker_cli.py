@@ -36,8 +36,8 @@ from tests.docker_fixtures import (  # noqa: F401
     make_git_repo,
     python_base,
     run_label,
-    shared_root,
 )
+from tests.session_cache import shared_root
 
 pytestmark = pytest.mark.docker
 
@@ -196,3 +196,13 @@ def test_images_build_estimates_then_builds_in_parallel_and_du_measures(
     usage = _invoke("images", "du")
     assert f"polybench-instance/{slug}-1" in usage
     assert "extra bytes per instance" in usage and "total on disk" in usage
+
+
+def test_images_build_refuses_unknown_instance_ids(docker_bases: object) -> None:
+    result = CliRunner().invoke(
+        app,
+        ["images", "build", "--instance-ids", "polybench-mini__timespan-27,nope-1", "--dry-run"],
+        env={"COLUMNS": "250"},
+    )
+    assert result.exit_code == 2, result.output
+    assert "unknown instance ids: nope-1" in result.output
