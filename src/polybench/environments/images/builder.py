@@ -22,6 +22,7 @@ from polybench.environments.images.settings import ImageSettings, slug
 from polybench.sandbox.docker import docker_client, managed_labels
 
 MAX_BUILD_ATTEMPTS = 2
+_LOG_TAIL_LINES = 15
 
 
 def image_lock_dir() -> Path:
@@ -35,7 +36,6 @@ def image_lock_dir() -> Path:
     if explicit:
         return Path(explicit)
     return Path(tempfile.gettempdir()) / f"polybench-image-locks-{os.getuid()}"
-_LOG_TAIL_LINES = 15
 
 
 @dataclass(frozen=True)
