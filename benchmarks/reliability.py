@@ -90,7 +90,7 @@ def main() -> int:
     text = render(rows, summary)
     print(text)
     if done.returncode != 0:
-        print(done.stdout[-5000:], file=sys.stderr)
+        print(done.stdout[-5000:], done.stderr[-5000:], sep="\n", file=sys.stderr)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(text + "\n", encoding="utf-8")
     return done.returncode
