@@ -9,8 +9,11 @@ and rich, what any typer command line needs before it can print anything:
 * baseline: ``python -c "import typer, rich"``;
 * ``polybench --help`` and ``polybench version`` (``python -m polybench.cli.main ...``);
 * ``polybench eval --help``: the longest help;
-* typer floor: ``--help`` of a typer app with one command and one option, the least any
-  typer command line with typer's help panels costs.
+* typer floors: ``--help`` of a typer app with one command and one option, the least any
+  typer command line costs, with plain help as polybench prints it and with typer's rich
+  help panels (which import rich's Markdown, syntax and traceback modules), and the same
+  app run rather than asked for help (typer then imports pydantic to check values, which
+  ``polybench version`` pays too).
 
 Results go to benchmarks/results/startup.md.
 
@@ -34,9 +37,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "startup.md"
 FLOOR_APP = '''
+import sys
+
 import typer
 
-app = typer.Typer(add_completion=False)
+MARKUP = "rich" if sys.argv.pop(1) == "rich" else None
+
+app = typer.Typer(add_completion=False, rich_markup_mode=MARKUP)
 
 
 @app.command()
@@ -56,7 +63,23 @@ def cases(floor_script: Path) -> dict[str, list[str]]:
         "polybench --help": [*cli, "--help"],
         "polybench version": [*cli, "version"],
         "polybench eval --help": [*cli, "eval", "--help"],
-        "typer floor: one-command app --help": [sys.executable, str(floor_script), "--help"],
+        "typer floor: one-command app --help (plain help)": [
+            sys.executable,
+            str(floor_script),
+            "plain",
+            "--help",
+        ],
+        "typer floor: one-command app run (no --help)": [
+            sys.executable,
+            str(floor_script),
+            "plain",
+        ],
+        "typer floor: one-command app --help (rich help panels)": [
+            sys.executable,
+            str(floor_script),
+            "rich",
+            "--help",
+        ],
     }
 
 

@@ -29,10 +29,15 @@ def _ids(path: tuple[str, ...]) -> str:
 
 def _value_name(text: str, option: str, help_start: str) -> str:
     """What the help shows between ``option`` and the start of its help text."""
-    for line in text.splitlines():
-        cells = line.strip("│ ").split()
-        if option in cells[:2] and help_start in line:
+    lines = text.splitlines()
+    for line, following in zip(lines, [*lines[1:], ""], strict=True):
+        cells = line.strip().split()
+        if option not in cells[:2]:
+            continue
+        if help_start in line:
             return line.split(option, 1)[1].split(help_start, 1)[0].strip()
+        if help_start in following:  # a long value name pushes the help to the next line
+            return line.split(option, 1)[1].strip()
     raise AssertionError(f"no line with {option} and {help_start!r} in:\n{text}")
 
 
@@ -52,10 +57,11 @@ def test_help_names_values_conventionally(path: tuple[str, ...]) -> None:
 
 def test_values_are_named_by_type_and_flags_take_none() -> None:
     text = help_text(("eval",))
-    assert _value_name(text, "--workers", "Instances") == "INTEGER [x>=1]"
+    assert _value_name(text, "--workers", "Instances") == "INTEGER"
+    assert "x>=1" in text
     assert _value_name(text, "--timeout", "Wall-clock") == "FLOAT"
     assert _value_name(text, "--dataset", "Built-in") == "TEXT"
-    assert _value_name(text, "--output-dir", "Where") == "-o      PATH"
+    assert _value_name(text, "--output-dir", "Where") == "PATH"
     assert _value_name(text, "--instance-ids", "Only") == "ID[,ID...]"
     assert _value_name(text, "--force", "Redo") == ""
     assert _value_name(text, "--allow-network", "Let test") == ""

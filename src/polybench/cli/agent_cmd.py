@@ -15,6 +15,7 @@ from polybench.cli.backends import (
     BackendOption,
     BackendOptionsOption,
 )
+from polybench.cli.command_group import command_group
 from polybench.cli.consoles import console, err_console
 from polybench.cli.inputs import (
     DatasetOption,
@@ -24,10 +25,7 @@ from polybench.cli.inputs import (
     SplitOption,
 )
 
-agent_app = typer.Typer(
-    help="Run the built-in agent on a dataset, or import other agents' output.",
-    no_args_is_help=True,
-)
+agent_app = command_group("Run the built-in agent on a dataset, or import other agents' output.")
 
 
 @agent_app.command("run")

@@ -9,14 +9,14 @@ from rich.markup import escape
 from rich.table import Table
 
 from polybench.cli.backends import BackendChoice, BackendChoiceError, BackendOptionsOption
+from polybench.cli.command_group import command_group
 from polybench.cli.consoles import console, err_console
 
 if TYPE_CHECKING:
     from polybench.dataset.models import Instance
 
-backends_app = typer.Typer(
-    help="List the sandbox backends, or check one against the sandbox contract.",
-    no_args_is_help=True,
+backends_app = command_group(
+    "List the sandbox backends, or check one against the sandbox contract."
 )
 
 

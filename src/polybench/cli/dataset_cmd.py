@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 
 from polybench.atomic import atomic_write_text
+from polybench.cli.command_group import command_group
 from polybench.cli.consoles import console, err_console
 from polybench.cli.inputs import (
     DatasetOption,
@@ -24,10 +25,7 @@ if TYPE_CHECKING:
     from polybench.metrics.column_check import ColumnCheck
     from polybench.metrics.complexity import ComplexityColumns
 
-dataset_app = typer.Typer(
-    help="Inspect a dataset: Tables 1/2 statistics and its complexity columns.",
-    no_args_is_help=True,
-)
+dataset_app = command_group("Inspect a dataset: Tables 1/2 statistics and its complexity columns.")
 
 WorkersOption = Annotated[int, typer.Option(min=1, help="Gold patches analysed in parallel.")]
 

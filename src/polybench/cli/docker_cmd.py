@@ -6,12 +6,11 @@ from typing import Annotated
 
 import typer
 
+from polybench.cli.command_group import command_group
 from polybench.cli.consoles import wide_console as console
 from polybench.cli.images_cmd import _client_or_exit, _labels
 
-docker_app = typer.Typer(
-    name="docker", help="Manage what polybench keeps in Docker.", no_args_is_help=True
-)
+docker_app = command_group("Manage what polybench keeps in Docker.", name="docker")
 
 
 @docker_app.command("clean")

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
+from polybench.cli.command_group import command_group
 from polybench.cli.consoles import err_console, wide_console
 from polybench.cli.defaults import OFFICIAL_REGISTRY, OFFICIAL_TAG
 from polybench.cli.inputs import (
@@ -26,10 +27,8 @@ if TYPE_CHECKING:
     from polybench.environments.images.plan import BuildEvent, BuildPlan
 
 console = wide_console
-images_app = typer.Typer(
-    name="images",
-    help="Build, list, measure and remove polybench's Docker images.",
-    no_args_is_help=True,
+images_app = command_group(
+    "Build, list, measure and remove polybench's Docker images.", name="images"
 )
 
 

@@ -1,55 +1,105 @@
-"""The ``polybench`` command line."""
+"""The ``polybench`` command line.
+
+Each command's module is imported only when the command runs (see
+:mod:`polybench.cli.lazy_commands`); :data:`COMMANDS` lists them in the order
+``polybench --help`` shows.
+"""
 
 from __future__ import annotations
 
 import typer
 
 from polybench import __version__
-from polybench.cli.agent_cmd import agent_app
-from polybench.cli.annotate_cmd import annotate_command
-from polybench.cli.backends_cmd import backends_app
-from polybench.cli.build_cmd import build_command
-from polybench.cli.collect_cmd import collect_command
-from polybench.cli.curate_cmd import curate_command
-from polybench.cli.dataset_cmd import dataset_app
-from polybench.cli.docker_cmd import docker_app
-from polybench.cli.eval_cmd import eval_command
-from polybench.cli.images_cmd import images_app
-from polybench.cli.metrics_cmd import metrics_command
-from polybench.cli.parse_log_cmd import parse_log_command
-from polybench.cli.regrade_cmd import regrade_command
-from polybench.cli.report_cmd import report_command
-from polybench.cli.submission_cmd import submission_app
-from polybench.cli.validate_cmd import validate_command
-from polybench.cli.value_names import ValueNamedGroup
+from polybench.cli.command_group import command_group
+from polybench.cli.lazy_commands import LazyCommand, LazyGroup
 
-app = typer.Typer(
+COMMANDS: dict[str, LazyCommand] = {
+    "eval": LazyCommand(
+        "polybench.cli.eval_cmd:eval_command",
+        "Evaluate predictions on a dataset and write a report.",
+    ),
+    "parse-log": LazyCommand(
+        "polybench.cli.parse_log_cmd:parse_log_command",
+        "Print the JSON object {test_id: status} that a parser reads from a log.",
+    ),
+    "report": LazyCommand(
+        "polybench.cli.report_cmd:report_command",
+        "Write stratified pass-rate and retrieval tables (Markdown, CSV, JSON, HTML).",
+    ),
+    "regrade": LazyCommand(
+        "polybench.cli.regrade_cmd:regrade_command",
+        "Re-grade a run from its saved logs with the current parsers and rules.",
+    ),
+    "metrics": LazyCommand(
+        "polybench.cli.metrics_cmd:metrics_command",
+        "Compute file and CST-node retrieval metrics of predictions (no test is run).",
+    ),
+    "collect": LazyCommand(
+        "polybench.cli.collect_cmd:collect_command",
+        "Screen repositories and collect merged PRs that resolve an issue and touch tests.",
+    ),
+    "build": LazyCommand(
+        "polybench.cli.build_cmd:build_command",
+        "Split each PR into code and test patches and fill the dataset columns.",
+    ),
+    "validate": LazyCommand(
+        "polybench.cli.validate_cmd:validate_command",
+        "Keep the instances whose gold patch turns tests from failing to passing.",
+    ),
+    "annotate": LazyCommand(
+        "polybench.cli.annotate_cmd:annotate_command",
+        "Add complexity columns and the paper's zero-shot LLM classifications.",
+    ),
+    "curate": LazyCommand(
+        "polybench.cli.curate_cmd:curate_command",
+        "Keep instances every rater scored issue >= 2, code == 2, test >= 2; downsample.",
+    ),
+    "version": LazyCommand("polybench.cli.main:version_command", "Print the polybench version."),
+    "dataset": LazyCommand(
+        "polybench.cli.dataset_cmd:dataset_app",
+        "Inspect a dataset: Tables 1/2 statistics and its complexity columns.",
+    ),
+    "agent": LazyCommand(
+        "polybench.cli.agent_cmd:agent_app",
+        "Run the built-in agent on a dataset, or import other agents' output.",
+    ),
+    "images": LazyCommand(
+        "polybench.cli.images_cmd:images_app",
+        "Build, list, measure and remove polybench's Docker images.",
+    ),
+    "docker": LazyCommand(
+        "polybench.cli.docker_cmd:docker_app", "Manage what polybench keeps in Docker."
+    ),
+    "backends": LazyCommand(
+        "polybench.cli.backends_cmd:backends_app",
+        "List the sandbox backends, or check one against the sandbox contract.",
+    ),
+    "submission": LazyCommand(
+        "polybench.cli.submission_cmd:submission_app",
+        "Leaderboard submissions: build the official folder from a run, or check one.",
+    ),
+}
+
+
+class PolybenchGroup(LazyGroup):
+    """The ``polybench`` group."""
+
+    table = COMMANDS
+
+
+app = command_group(
+    "Evaluate coding agents on SWE-PolyBench: run patches, grade tests, report.",
     name="polybench",
-    help="Evaluate coding agents on SWE-PolyBench: run patches, grade tests, report.",
-    no_args_is_help=True,
-    add_completion=False,
     pretty_exceptions_enable=False,
-    cls=ValueNamedGroup,
+    cls=PolybenchGroup,
 )
-app.command("eval")(eval_command)
-app.command("parse-log")(parse_log_command)
-app.command("report")(report_command)
-app.command("regrade")(regrade_command)
-app.command("metrics")(metrics_command)
-app.add_typer(dataset_app, name="dataset")
-app.add_typer(agent_app, name="agent")
-app.add_typer(images_app, name="images")
-app.add_typer(docker_app, name="docker")
-app.add_typer(backends_app, name="backends")
-app.add_typer(submission_app, name="submission")
-app.command("collect")(collect_command)
-app.command("build")(build_command)
-app.command("validate")(validate_command)
-app.command("annotate")(annotate_command)
-app.command("curate")(curate_command)
 
 
-@app.command("version")
+@app.callback()
+def polybench_group() -> None:
+    """Evaluate coding agents on SWE-PolyBench: run patches, grade tests, report."""
+
+
 def version_command() -> None:
     """Print the polybench version."""
     typer.echo(__version__)

@@ -34,9 +34,7 @@ def _clock(seconds: float) -> str:
 class RunProgress:
     """The :class:`polybench.runner.api.Progress` callbacks of a command (see module doc)."""
 
-    def __init__(
-        self, console: Console, verb: str = "evaluating", task: str = "evaluate"
-    ) -> None:
+    def __init__(self, console: Console, verb: str = "evaluating", task: str = "evaluate") -> None:
         self.console = console
         self.verb = verb
         self.task_words = task

@@ -15,6 +15,7 @@ from polybench.cli.backends import (
     BackendOption,
     BackendOptionsOption,
 )
+from polybench.cli.command_group import command_group
 from polybench.cli.consoles import console, err_console
 from polybench.cli.defaults import DEFAULT_TIMEOUT_SECONDS
 from polybench.cli.inputs import RepoDirOption, SplitOption, load_instances_or_exit
@@ -27,9 +28,8 @@ if TYPE_CHECKING:
     from polybench.submission.check import CheckReport
     from polybench.submission.rerun import RerunVerdict
 
-submission_app = typer.Typer(
-    help="Leaderboard submissions: build the official folder from a run, or check one.",
-    no_args_is_help=True,
+submission_app = command_group(
+    "Leaderboard submissions: build the official folder from a run, or check one."
 )
 
 DatasetOverride = Annotated[

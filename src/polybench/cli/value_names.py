@@ -1,10 +1,10 @@
 """Value names in ``--help``: ``TEXT``, ``PATH``, ``INTEGER``, ``FLOAT``, none for a flag.
 
 Typer names a value after its Python annotation (``<str>``, ``<list[str]>``, ``<int
-range>``, and ``<bool>`` beside flags that take no value). :class:`ValueNamedGroup`, the
-class of the ``polybench`` command group, walks the command tree typer builds and gives
-every option and argument that has no ``metavar`` of its own the conventional upper-case
-name instead; an option that names its value (``metavar="ID[,ID...]"``) keeps it.
+range>``, and ``<bool>`` beside flags that take no value). :func:`name_values`, called by
+the ``polybench`` group on each command it builds, gives every option and argument that
+has no ``metavar`` of its own the conventional upper-case name instead; an option that
+names its value (``metavar="ID[,ID...]"``) keeps it.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import PurePath
 from typing import Any, get_args, get_origin
 
 import typer
-from typer.core import TyperArgument, TyperGroup
+from typer.core import TyperArgument
 
 _NAMES: tuple[tuple[type, str], ...] = (
     (bool, "BOOLEAN"),
@@ -84,11 +84,3 @@ def name_values(command: Any, ctx: typer.Context | None = None) -> None:
         help_option.metavar = ""
     for subcommand in getattr(command, "commands", {}).values():
         name_values(subcommand, ctx)
-
-
-class ValueNamedGroup(TyperGroup):
-    """The ``polybench`` group: the whole command tree with conventional value names."""
-
-    def __init__(self, **settings: Any) -> None:
-        super().__init__(**settings)
-        name_values(self)

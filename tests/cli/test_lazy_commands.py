@@ -1,0 +1,87 @@
+"""Commands are built when used: the group's help imports no command module, and the
+summaries it prints are the commands' own first lines."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from polybench.cli.lazy_commands import LazyCommand, LazyCommands
+from polybench.cli.main import COMMANDS, app
+
+COMMAND_MODULES = {entry.target.partition(":")[0] for entry in COMMANDS.values()} - {
+    "polybench.cli.main"
+}
+
+
+def _modules_after(code: str) -> set[str]:
+    """Every module imported once ``code`` has run in a fresh interpreter."""
+    script = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
+    )
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+def _run(args: str) -> str:
+    call = f"app({args}, prog_name='polybench')"
+    return f"from polybench.cli.main import app\ntry:\n    {call}\nexcept SystemExit:\n    pass"
+
+
+def test_top_level_help_imports_no_command_module() -> None:
+    imported = _modules_after(_run("['--help']"))
+    assert "polybench.cli.main" in imported
+    assert not imported & COMMAND_MODULES, sorted(imported & COMMAND_MODULES)
+
+
+def test_a_command_imports_its_own_module_only() -> None:
+    imported = _modules_after(_run("['parse-log', '--help']"))
+    assert imported & COMMAND_MODULES == {"polybench.cli.parse_log_cmd"}
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_summary_is_the_start_of_the_commands_own_help(name: str) -> None:
+    command = typer.main.get_command(app).commands[name]
+    own = " ".join((command.help or "").split("\n\n")[0].split())
+    assert own == COMMANDS[name].summary
+
+
+def test_every_command_is_listed_in_order_and_runs() -> None:
+    runner = CliRunner()
+    listed = runner.invoke(app, ["--help"], env={"COLUMNS": "200"})
+    assert listed.exit_code == 0
+    positions = [listed.output.index(f"\n  {name} ") for name in COMMANDS]
+    assert positions == sorted(positions)
+    version = runner.invoke(app, ["version"])
+    assert version.exit_code == 0 and version.output.strip()
+
+
+def test_a_mistyped_command_is_refused_with_a_suggestion() -> None:
+    result = CliRunner().invoke(app, ["evl"])
+    assert result.exit_code == 2
+    assert "No such command 'evl'" in result.output and "eval" in result.output
+
+
+def test_the_mapping_builds_on_access_and_rejects_unknown_names() -> None:
+    built: list[str] = []
+    table = {
+        "version": LazyCommand("polybench.cli.main:version_command", "Print the version."),
+        "docker": LazyCommand("polybench.cli.docker_cmd:docker_app", "Docker."),
+    }
+    commands = LazyCommands(table, prepare=lambda command: built.append(str(command.name)))
+    assert list(commands) == ["version", "docker"] and len(commands) == 2
+    assert commands.summary("docker") == "Docker." and built == []
+    docker = commands["docker"]
+    assert docker.name == "docker" and built == ["docker"]
+    assert list(getattr(docker, "commands", {})) == ["clean"]  # a group, even of one command
+    assert commands["docker"] is commands["docker"] and built == ["docker"]
+    assert "nope" not in commands
+    with pytest.raises(KeyError):
+        commands["nope"]
+    with pytest.raises(TypeError):
+        del commands["docker"]
