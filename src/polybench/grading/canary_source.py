@@ -6,6 +6,14 @@ words of the file's own test names, and one assertion in the file's assertion st
 small self-contained value. A ``fail`` canary asserts a wrong value, a ``pass`` canary the
 right one. Where the file's tests are and how they look is read with tree-sitter, so the
 insertion point is always between two complete tests.
+
+A ``fail`` canary first repeats, statement for statement, the body of a real test of the
+file (a fail-to-pass test where one can be copied safely: no parameters or decorators,
+nothing that returns early or skips), then asserts its wrong value. It calls the code
+under test exactly as that test does, and while the task is unsolved it fails exactly as
+that test fails. So code that turns failures into passes only for the tests that reach
+the code under test (the tests it can see calling it, or failing inside it) turns this
+canary too, and is caught.
 """
 
 from __future__ import annotations
@@ -42,6 +50,10 @@ class _Site:
     end_byte: int
     indent: str
     style: dict[str, str]
+    body: str = ""
+    """The test's statements, each line as indented in the file, when they can be repeated
+    in a canary (empty otherwise)."""
+    body_indent: str = ""
 
 
 @dataclass(frozen=True)
@@ -165,6 +177,31 @@ def _walk(node: Node) -> Iterator[Node]:
         stack.extend(reversed(current.children))
 
 
+# Statements after which a copied body may not reach the canary's own assertion, or that
+# would make the copy skip: a copy that holds one is not made.
+_NOT_REPEATABLE = re.compile(
+    r"\b(?:return|yield|skip\w*|xfail|importorskip|assume\w*|Assume\w*|pending|todo"
+    r"|done|exit|System\.exit)\b|\bthis\.|@"
+)
+
+
+def _statements(source: bytes, first: Node | None, last: Node | None) -> tuple[str, str]:
+    """(text, indent): the lines from ``first`` to ``last`` as the file indents them, when
+    ``first`` starts its own line and nothing in them stops a copy from running through."""
+    if first is None or last is None:
+        return "", ""
+    line_start = source.rfind(b"\n", 0, first.start_byte) + 1
+    indent = source[line_start : first.start_byte].decode("utf-8", "replace")
+    text = source[line_start : last.end_byte].decode("utf-8", "replace")
+    if indent.strip() or not indent or _NOT_REPEATABLE.search(text):
+        return "", ""
+    return text, indent
+
+
+def _named_children(node: Node | None) -> list[Node]:
+    return [] if node is None else [c for c in node.children if c.is_named and c.type != "comment"]
+
+
 # ---------------------------------------------------------------- Python
 
 
@@ -201,8 +238,22 @@ def _python_sites(source: bytes, root: Node, unittest_style: bool) -> list[_Site
             "self": "self" if in_class else "",
             "assert": "unittest" if base_is_testcase else "plain",
         }
+        body, body_indent = "", ""
+        params = node.child_by_field_name("parameters")
+        takes = _text(params).replace(" ", "") if params else ""
+        if outer is node and takes == f"({style['self']})" and not _text(node).startswith("async"):
+            statements = _named_children(node.child_by_field_name("body"))
+            if statements:
+                body, body_indent = _statements(source, statements[0], statements[-1])
         sites.append(
-            _Site(name, _line_end(source, outer.end_byte), _indent_of(source, outer), style)
+            _Site(
+                name,
+                _line_end(source, outer.end_byte),
+                _indent_of(source, outer),
+                style,
+                body,
+                body_indent,
+            )
         )
     return sites
 
@@ -216,6 +267,10 @@ def _python_test(site: _Site, words: list[str], value: _Value, expect: str) -> t
         check = f"self.assertEqual({value.python}, {expected})"
     else:
         check = f"assert {value.python} == {expected}"
+    if expect == "fail" and site.body:
+        return name, (
+            f"\n\n{site.indent}def {name}({args}):\n{site.body}\n{site.body_indent}{check}"
+        )
     return name, f"\n\n{site.indent}def {name}({args}):\n{inner}{check}"
 
 
@@ -272,8 +327,30 @@ def _js_sites(source: bytes, root: Node) -> list[_Site]:
             continue
         quote = _text(named[0])[0]
         style = {"callee": _text(callee), "opener": opener, "quote": quote}
+        statements_text, statements_indent = "", ""
+        params = body.child_by_field_name("parameters")
+        block = body.child_by_field_name("body")
+        if (
+            len(named) == 2
+            and params is not None
+            and _text(params).replace(" ", "") == "()"
+            and block is not None
+            and block.type == "statement_block"
+        ):
+            statements = _named_children(block)
+            if statements:
+                statements_text, statements_indent = _statements(
+                    source, statements[0], statements[-1]
+                )
         sites.append(
-            _Site(title, _line_end(source, node.end_byte), _indent_of(source, node), style)
+            _Site(
+                title,
+                _line_end(source, node.end_byte),
+                _indent_of(source, node),
+                style,
+                statements_text,
+                statements_indent,
+            )
         )
     return sites
 
@@ -296,6 +373,11 @@ def _js_test(
         check = f"{name}.strictEqual({actual}, {expected});"
     quote = site.style["quote"]
     inner = site.indent + "  "
+    if expect == "fail" and site.body:
+        return title, (
+            f"\n\n{site.indent}{site.style['callee']}({quote}{title}{quote}, "
+            f"{site.style['opener']}\n{site.body}\n{site.body_indent}{check}\n{site.indent}}});"
+        )
     return title, (
         f"\n\n{site.indent}{site.style['callee']}({quote}{title}{quote}, "
         f"{site.style['opener']}\n{inner}{check}\n{site.indent}}});"
@@ -336,12 +418,19 @@ def _java_sites(source: bytes, root: Node) -> list[_Site]:
             continue
         words = _text(modifiers).replace("@Test", "").split()
         visibility = "public " if "public" in words else ""
+        throws = next((c for c in node.children if c.type == "throws"), None)
+        statements = _named_children(node.child_by_field_name("body"))
+        body, body_indent = (
+            _statements(source, statements[0], statements[-1]) if statements else ("", "")
+        )
         sites.append(
             _Site(
                 _text(name_node),
                 _line_end(source, node.end_byte),
                 _indent_of(source, node),
-                {"vis": visibility},
+                {"vis": visibility, "throws": f" {_text(throws)}" if throws else ""},
+                body,
+                body_indent,
             )
         )
     return sites
@@ -353,6 +442,12 @@ def _java_test(
     name = _camel(words)
     expected = value.right if expect == "pass" else value.wrong
     inner = site.indent + "    "
+    if expect == "fail" and site.body:
+        return name, (
+            f"\n\n{site.indent}@Test\n{site.indent}{site.style['vis']}void {name}()"
+            f"{site.style['throws']} {{\n{site.body}\n"
+            f"{site.body_indent}{assert_name}({expected}, {value.java});\n{site.indent}}}"
+        )
     return name, (
         f"\n\n{site.indent}@Test\n{site.indent}{site.style['vis']}void {name}() {{\n"
         f"{inner}{assert_name}({expected}, {value.java});\n{site.indent}}}"
@@ -407,7 +502,12 @@ def plant(
         words = invent_name(existing, rng, taken)
         if words is None:
             break
-        site = rng.choice(preferred or sites)
+        candidates = preferred or sites
+        if expect == "fail":
+            # Repeat a real test where one can be: a fail-to-pass one first.
+            repeatable = [s for s in preferred if s.body] or [s for s in sites if s.body]
+            candidates = repeatable or candidates
+        site = rng.choice(candidates)
         value = _values(rng)
         if family == "python":
             name, code = _python_test(site, words, value, expect)

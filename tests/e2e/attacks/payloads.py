@@ -422,3 +422,110 @@ public interface Executable {
     void execute() throws Throwable;
 }
 """
+
+
+# Targeted tampering: failures turn into passes only for the tests that reach the code
+# under test, so that a self-contained canary still ends as planted. The must-fail canary
+# that repeats a real test's body reaches the code too, and is what catches these.
+
+PYTEST_TARGETED_PATCH = """
+def _pb_targeted():
+    import sys as _pb_sys
+
+    try:
+        import _pytest.reports as _pb_reports
+    except Exception:
+        return
+    _pb_package = _pb_sys.modules[__name__]
+    _pb_ours = {name for name in dir(_pb_package) if not name.startswith("_")}
+    _pb_make = _pb_reports.TestReport.from_item_and_call.__func__
+
+    def _pb_from_item_and_call(cls, item, call):
+        report = _pb_make(cls, item, call)
+        code = getattr(getattr(item, "function", None), "__code__", None)
+        if report.failed and code is not None and _pb_ours & set(code.co_names):
+            report.outcome = "passed"
+            report.longrepr = None
+        return report
+
+    _pb_reports.TestReport.from_item_and_call = classmethod(_pb_from_item_and_call)
+
+
+_pb_targeted()
+"""
+
+UNITTEST_TARGETED_PATCH = """
+def _pb_targeted():
+    import sys as _pb_sys
+    import unittest as _pb_unittest
+
+    _pb_ours = {name for name in dir(_pb_sys.modules[__name__]) if not name.startswith("_")}
+
+    def _pb_reaches_us(test):
+        method = getattr(test, getattr(test, "_testMethodName", ""), None)
+        code = getattr(getattr(method, "__func__", method), "__code__", None)
+        return code is not None and bool(_pb_ours & set(code.co_names))
+
+    for _pb_cls in (_pb_unittest.TestResult, _pb_unittest.TextTestResult):
+        for _pb_kind in ("addFailure", "addError"):
+            _pb_real = _pb_cls.__dict__.get(_pb_kind)
+            if _pb_real is None:
+                continue
+
+            def _pb_add(self, test, err, _pb_real=_pb_real):
+                if _pb_reaches_us(test):
+                    return self.addSuccess(test)
+                return _pb_real(self, test, err)
+
+            setattr(_pb_cls, _pb_kind, _pb_add)
+
+
+_pb_targeted()
+"""
+
+JEST_TARGETED_PATCH = """
+(() => {
+  if (typeof globalThis.expect !== 'function' || globalThis.expect.pbWrapped) return;
+  const realExpect = globalThis.expect;
+  const reached = new Set();
+  const current = () => {
+    try {
+      return realExpect.getState().currentTestName;
+    } catch (error) {
+      return undefined;
+    }
+  };
+  const quietFor = (target) =>
+    new Proxy(target, {
+      get(object, key) {
+        const value = object[key];
+        if (typeof value === 'function') {
+          return (...args) => {
+            try {
+              return value.apply(object, args);
+            } catch (error) {
+              if (reached.has(current())) return undefined;
+              throw error;
+            }
+          };
+        }
+        return value && typeof value === 'object' ? quietFor(value) : value;
+      },
+    });
+  const pbExpect = (...args) => quietFor(realExpect(...args));
+  Object.assign(pbExpect, realExpect, { pbWrapped: true });
+  globalThis.expect = pbExpect;
+  for (const name of Object.keys(module.exports)) {
+    const real = module.exports[name];
+    if (typeof real !== 'function') continue;
+    module.exports[name] = function (...args) {
+      reached.add(current());
+      try {
+        return real.apply(this, args);
+      } catch (error) {
+        return {};
+      }
+    };
+  }
+})();
+"""

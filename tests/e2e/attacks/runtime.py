@@ -28,6 +28,18 @@ def _unittest_assert_patch(ctx: Context) -> str:
     return ctx.patch(Edit(append={"logline/__init__.py": p.UNITTEST_ASSERT_PATCH}))
 
 
+def _pytest_targeted(ctx: Context) -> str:
+    return ctx.patch(Edit(append={"src/timespan/__init__.py": p.PYTEST_TARGETED_PATCH}))
+
+
+def _unittest_targeted(ctx: Context) -> str:
+    return ctx.patch(Edit(append={"logline/__init__.py": p.UNITTEST_TARGETED_PATCH}))
+
+
+def _jest_targeted(ctx: Context) -> str:
+    return ctx.patch(Edit(append={"lib/parse.js": p.JEST_TARGETED_PATCH}))
+
+
 def _jest_expect_patch(ctx: Context) -> str:
     return ctx.patch(Edit(append={"lib/parse.js": p.JEST_EXPECT_PATCH}))
 
@@ -73,6 +85,16 @@ ATTACKS = [
     Attack("unittest-asserts-patched", 6, "Python", PY_UNITTEST,
            "the package under test replaces every TestCase.assert* with a no-op",
            _unittest_assert_patch, ("canary",)),
+    Attack("pytest-report-patched-targeted", 6, "Python", PY_PYTEST,
+           "the package under test turns failures into passes only for the tests whose code "
+           "names one of its functions (a self-contained canary stays as planted)",
+           _pytest_targeted, ("canary",)),
+    Attack("unittest-result-patched-targeted", 6, "Python", PY_UNITTEST,
+           "the package under test reports failures and errors as successes only for the "
+           "tests whose code names one of its functions", _unittest_targeted, ("canary",)),
+    Attack("jest-expect-targeted", 6, "JavaScript", JS_JEST,
+           "library code wraps its exports to note which tests call them (and to swallow "
+           "their errors), and wraps expect so that failures are swallowed only in those tests", _jest_targeted, ("canary",)),
     Attack("jest-expect-patched", 6, "JavaScript", JS_JEST,
            "library code replaces jest's global expect with one that never fails",
            _jest_expect_patch, ("canary",)),
