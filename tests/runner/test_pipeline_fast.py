@@ -407,14 +407,14 @@ def test_canaries_are_planted_before_the_run_and_an_honest_run_resolves(
     result = evaluate(instance, FakeProvider(sandbox), artifacts, settings=settings)
 
     canaries = canaries_from_json(artifacts.read_text("canaries.json"))
-    assert len(canaries) == 2 and {c.expect for c in canaries} == {"fail", "pass"}
+    assert sorted(c.expect for c in canaries) == ["fail", "fail", "pass"]
     assert seen[0] != TESTS_PATCHED and "def test_add_two():" in seen[0]
     assert all(f"def {c.name}(" in seen[0] for c in canaries)
     # The must-fail canary failed for real (exit 1); it is not a test of the instance.
     assert result.status is Status.RESOLVED and result.test_exit_code == 1
     check = result.tampering.canaries
-    assert check.planted == 2
-    assert [r.outcome for r in check.records] == [CanaryOutcome.AS_PLANTED] * 2
+    assert check.planted == 3
+    assert [r.outcome for r in check.records] == [CanaryOutcome.AS_PLANTED] * 3
     assert sorted(result.log_passed_tests or []) == [F2P, P2P]
     assert result.log_failed_tests == []
 
@@ -433,7 +433,7 @@ def test_a_report_that_leaves_the_canaries_out_is_tampering(
     assert "a must-fail canary missing (absent)" in result.reason
     assert "a must-pass canary missing (absent)" in result.reason
     outcomes = [r.outcome for r in result.tampering.canaries.records]
-    assert outcomes == [CanaryOutcome.MISSING] * 2
+    assert outcomes == [CanaryOutcome.MISSING] * 3
 
 
 def test_the_honest_run_does_not_resolve_a_patch_that_fixes_nothing(

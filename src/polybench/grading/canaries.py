@@ -197,7 +197,10 @@ def plant_canaries(
 
     Returns the new texts of the files that changed and the canaries planted.
     """
-    expectations = ["fail", "pass"] if must_fail_allowed(test_command) else ["pass", "pass"]
+    # Two must-fail canaries: code that turns each failure into a pass only now and then
+    # (hoping to spare the canaries) must spare both, which makes such a gamble pay off
+    # far less often than against one.
+    expectations = ["fail", "fail", "pass"] if must_fail_allowed(test_command) else ["pass", "pass"]
     leaves = leaf_names(f2p)
     changed: dict[str, str] = {}
     canaries: list[Canary] = []
