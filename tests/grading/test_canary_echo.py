@@ -11,12 +11,21 @@ import json
 import random
 import re
 import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from polybench.grading.canaries import (
+    Canary,
+    CanaryOutcome,
+    check_canaries,
+    take_out_canaries,
+)
 from polybench.grading.canary_source import PlantedTest, plant
+from polybench.grading.parsers import get_parser
+from polybench.grading.parsers.base import TestStatus
 from polybench.metrics.languages import language_for, parser_for
 
 PYTEST_FILE = textwrap.dedent(
@@ -231,3 +240,67 @@ def test_java_fail_canary_repeats_a_real_test_with_its_throws_clause() -> None:
     assert planted.startswith(" throws java.io.IOException {")
     assert "int result = Doubler.twice(2);" in planted
     assert planted.rstrip().endswith(");") and "assertEquals(" in planted.splitlines()[-1]
+
+
+PARAMETRIZED_FILE = textwrap.dedent(
+    """\
+    import pytest
+
+
+    def double(value):
+        return value * 2
+
+
+    @pytest.mark.parametrize(
+        "value, expected",
+        [pytest.param(2, 4, id="two"), pytest.param(3, 6, id="three")],
+    )
+    def test_double(value, expected):
+        assert double(value) == expected
+
+
+    def test_double_of_zero():
+        assert double(0) == 0
+    """
+)
+
+
+def test_a_parametrized_test_is_repeated_with_its_cases_and_each_case_fails(
+    tmp_path: Path,
+) -> None:
+    text, canary = _plant_one(
+        "tests/test_double.py", PARAMETRIZED_FILE, "fail", prefer=["test_double"]
+    )
+    assert canary.sibling == "test_double"
+    assert (
+        '    [pytest.param(2, 4, id="two"), pytest.param(3, 6, id="three")],\n)\n'
+        f"def {canary.name}(value, expected):\n    assert double(value) == expected\n" in text
+    )
+    (tmp_path / "test_double.py").write_text(text)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider", "test_double.py"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120,
+    )  # fmt: skip
+    statuses = get_parser("pytest")(done.stdout).statuses
+    planted = {k: v for k, v in statuses.items() if canary.name in k}
+    assert len(planted) == 2 and set(planted.values()) == {TestStatus.FAILED}, done.stdout
+    parsed = get_parser("pytest")(done.stdout)
+    canary_record = Canary("test_double.py", canary.name, "fail", "test_double")
+    records, ids = check_canaries([canary_record], parsed.statuses)
+    assert ids == set(planted) and records[0].outcome is CanaryOutcome.AS_PLANTED
+    # Taken out of the results, each failing case still counts for the summary check.
+    assert parsed.reported is not None and parsed.reported.failed == 2
+    take_out_canaries([canary_record], parsed)
+    assert not set(parsed.statuses) & ids
+    assert parsed.summary_disagreement() is None
+
+
+def test_parametrize_with_marks_or_fixtures_is_not_repeated() -> None:
+    for variant in (
+        PARAMETRIZED_FILE.replace('id="three")', 'id="three", marks=pytest.mark.xfail)'),
+        PARAMETRIZED_FILE.replace(
+            "def test_double(value, expected):", "def test_double(value, expected, tmp_path):"
+        ),
+    ):
+        text, canary = _plant_one("tests/test_double.py", variant, "fail", prefer=["test_double"])
+        assert f"def {canary.name}():" in text

@@ -29,7 +29,7 @@ from pathlib import PurePosixPath
 from pydantic import BaseModel
 
 from polybench.grading.canary_source import PlantedTest, plant
-from polybench.grading.parsers.base import TestStatus
+from polybench.grading.parsers.base import FAILING, ParseResult, TestStatus
 
 MAX_FILES = 2
 _CODE_SUFFIXES = (".py", ".java", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts")
@@ -253,6 +253,11 @@ def _matches(test_id: str, name: str) -> bool:
             before = test_id[: len(test_id) - len(ending)]
             if not before or before[-1] in " :.>/$#":
                 return True
+    # One case of a parametrized canary (pytest: ``name[case]``).
+    start = test_id.rfind(f"{name}[")
+    if start >= 0 and test_id.endswith("]"):
+        before = test_id[:start]
+        return not before or before[-1] in " :.>/$#"
     return False
 
 
@@ -283,6 +288,18 @@ def check_canaries(
             CanaryRecord(file=canary.file, expect=canary.expect, outcome=outcome, observed=observed)
         )
     return records, canary_ids
+
+
+def take_out_canaries(canaries: list[Canary], parsed: ParseResult) -> list[CanaryRecord]:
+    """How each canary ended; then every canary id is taken out of ``parsed``. The
+    failures they made stay counted (as failures without a test id), since the
+    framework's own summary counted them: one per failing case of a parametrized one."""
+    records, canary_ids = check_canaries(canaries, parsed.statuses)
+    failing = sum(parsed.statuses.get(test_id) in FAILING for test_id in canary_ids)
+    for canary_id in canary_ids:
+        parsed.discard(canary_id)
+    parsed.unnamed_failures += failing
+    return records
 
 
 def _outcome(expect: str, status: TestStatus | None, sibling: TestStatus | None) -> CanaryOutcome:

@@ -8,8 +8,9 @@ right one. Where the file's tests are and how they look is read with tree-sitter
 insertion point is always between two complete tests.
 
 One ``fail`` canary first repeats, statement for statement, the body of a real test of the
-file (a fail-to-pass test where one can be copied safely: no parameters or decorators,
-nothing that returns early or skips), then asserts its wrong value. It calls the code
+file (a fail-to-pass test where one can be copied safely: no fixtures, no decorators but
+``pytest.mark.parametrize``, which comes along, nothing that returns early or skips), then
+asserts its wrong value. It calls the code
 under test exactly as that test does, and while the task is unsolved it fails exactly as
 that test fails. So code that turns failures into passes only for the tests that reach
 the code under test (the tests it can see calling it, or failing inside it) turns this
@@ -243,10 +244,19 @@ def _python_sites(source: bytes, root: Node, unittest_style: bool) -> list[_Site
         body, body_indent = "", ""
         params = node.child_by_field_name("parameters")
         takes = _text(params).replace(" ", "") if params else ""
-        if outer is node and takes == f"({style['self']})" and not _text(node).startswith("async"):
-            statements = _named_children(node.child_by_field_name("body"))
-            if statements:
-                body, body_indent = _statements(source, statements[0], statements[-1])
+        parametrized = _parametrized_names(source, outer, node)
+        if parametrized is not None and not _text(node).startswith("async"):
+            own = [style["self"]] if style["self"] else []
+            if takes == "(" + ",".join(own + parametrized) + ")":
+                statements = _named_children(node.child_by_field_name("body"))
+                if statements:
+                    body, body_indent = _statements(source, statements[0], statements[-1])
+            if body:
+                line_start = source.rfind(b"\n", 0, outer.start_byte) + 1
+                style["decorators"] = source[line_start : node.start_byte].decode(
+                    "utf-8", "replace"
+                )
+                style["params"] = _text(params)[1:-1] if params else ""
         sites.append(
             _Site(
                 name,
@@ -258,6 +268,26 @@ def _python_sites(source: bytes, root: Node, unittest_style: bool) -> list[_Site
             )
         )
     return sites
+
+
+_PARAMETRIZE = re.compile(r"@pytest\.mark\.parametrize\(\s*([\"'])([\w\s,]+)\1")
+_PARAMETRIZE_UNSAFE = re.compile(r"\b(?:marks|xfail|skip\w*|indirect|scope)\b")
+
+
+def _parametrized_names(source: bytes, outer: Node, node: Node) -> list[str] | None:
+    """The argument names of a test's ``@pytest.mark.parametrize`` decorators ([] for an
+    undecorated test); None when it has any other decorator, or parameters that could
+    make a copy skip or expect to fail."""
+    if outer is node:
+        return []
+    names: list[str] = []
+    for decorator in (c for c in outer.children if c.type == "decorator"):
+        text = _text(decorator)
+        match = _PARAMETRIZE.match(text)
+        if match is None or _PARAMETRIZE_UNSAFE.search(text):
+            return None
+        names += [name.strip() for name in match.group(2).split(",") if name.strip()]
+    return names
 
 
 def _python_test(
@@ -272,8 +302,11 @@ def _python_test(
     else:
         check = f"assert {value.python} == {expected}"
     if repeat:
+        # The test's own parametrize decorators and parameters, if any, come along.
+        decorators = site.style.get("decorators", site.indent)
+        params = site.style.get("params", args)
         return name, (
-            f"\n\n{site.indent}def {name}({args}):\n{site.body}\n{site.body_indent}{check}"
+            f"\n\n{decorators}def {name}({params}):\n{site.body}\n{site.body_indent}{check}"
         )
     return name, f"\n\n{site.indent}def {name}({args}):\n{inner}{check}"
 

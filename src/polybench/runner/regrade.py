@@ -17,7 +17,7 @@ from pathlib import Path
 
 from polybench.dataset.loaders import load_dataset
 from polybench.dataset.models import Instance
-from polybench.grading.canaries import CanaryCheck, canaries_from_json, check_canaries
+from polybench.grading.canaries import CanaryCheck, canaries_from_json, take_out_canaries
 from polybench.grading.parsers import get_parser
 from polybench.grading.parsers.official import official_lists
 from polybench.grading.result import InstanceResult
@@ -86,10 +86,7 @@ def regrade_result(
     canaries = canaries_from_json(canary_path.read_text()) if canary_path.exists() else []
     check = previous.tampering.canaries
     if canaries:
-        records, canary_ids = check_canaries(canaries, parsed.statuses)
-        for canary_id in canary_ids:
-            parsed.discard(canary_id)
-        parsed.unnamed_failures += sum(r.observed in ("failed", "errored") for r in records)
+        records = take_out_canaries(canaries, parsed)
         check = CanaryCheck(planted=len(canaries), records=records)
     facts = RunFacts(
         timed_out=False,

@@ -15,9 +15,9 @@ from polybench.environments.provider import ReadySandbox
 from polybench.grading.canaries import (
     Canary,
     CanaryCheck,
-    check_canaries,
     plant_canaries,
     skip_reason,
+    take_out_canaries,
     test_file_candidates,
 )
 from polybench.grading.parsers import ParseResult, get_parser
@@ -221,13 +221,8 @@ def judge(
 ) -> Judgement:
     """Parse the run's log, take the canaries out, and apply every verdict rule."""
     parsed = read_results(spec, run)
-    records, canary_ids = check_canaries(canaries, parsed.statuses)
+    records = take_out_canaries(canaries, parsed)
     check = CanaryCheck(planted=len(canaries), not_planted_reason=not_planted, records=records)
-    for canary_id in canary_ids:
-        parsed.discard(canary_id)
-    if canary_ids:
-        failing = sum(1 for r in records if r.observed in ("failed", "errored"))
-        parsed.unnamed_failures += failing  # the summary counted them; they are not tests
     verdict = decide(
         list(spec.f2p), list(spec.p2p), run.facts, parsed, run.combined_body, check, rule
     )
