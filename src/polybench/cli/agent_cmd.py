@@ -19,8 +19,13 @@ from polybench.cli.command_group import command_group
 from polybench.cli.consoles import console, err_console
 from polybench.cli.inputs import (
     DatasetOption,
+    ExecutorOption,
     InstanceIdsOption,
+    IsolationOption,
     OutputDirOption,
+    RayAddressOption,
+    RayCpusPerTaskOption,
+    RayMaxRetriesOption,
     RepoDirOption,
     SplitOption,
 )
@@ -62,7 +67,7 @@ def run_command(
     ] = "base",
     backend: BackendOption = "local",
     backend_option: BackendOptionsOption = None,
-    isolation: Annotated[str | None, typer.Option(help="Local: bubblewrap, none, or auto.")] = None,
+    isolation: IsolationOption = None,
     repo_dir: RepoDirOption = None,
     force: Annotated[bool, typer.Option("--force", help="Redo finished instances too.")] = False,
     split: SplitOption = "test",
@@ -80,19 +85,10 @@ def run_command(
             )
         ),
     ] = None,
-    executor: Annotated[
-        str, typer.Option(help="Where instances run: local (threads here) or ray.")
-    ] = "local",
-    ray_address: Annotated[
-        str | None,
-        typer.Option(help="Ray: 'auto' or HOST:PORT of a cluster (default: start Ray here)."),
-    ] = None,
-    ray_cpus_per_task: Annotated[
-        float, typer.Option(min=0.01, help="Ray: CPUs each instance's task asks for.")
-    ] = 1.0,
-    ray_max_retries: Annotated[
-        int, typer.Option(min=0, help="Ray: retries of a task whose worker or node is lost.")
-    ] = 2,
+    executor: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
+    ray_cpus_per_task: RayCpusPerTaskOption = 1.0,
+    ray_max_retries: RayMaxRetriesOption = 2,
 ) -> None:
     """Run the built-in agent (bash + submit tools), or any command-line agent, on every
     instance; write predictions."""

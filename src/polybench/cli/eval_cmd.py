@@ -20,9 +20,14 @@ from polybench.cli.consoles import console, err_console
 from polybench.cli.defaults import DEFAULT_MAX_PATCH_BYTES, DEFAULT_TIMEOUT_SECONDS
 from polybench.cli.inputs import (
     DatasetOption,
+    ExecutorOption,
     InstanceIdsOption,
+    IsolationOption,
     OutputDirOption,
     PredictionsOption,
+    RayAddressOption,
+    RayCpusPerTaskOption,
+    RayMaxRetriesOption,
     RepoDirOption,
     SplitOption,
 )
@@ -111,22 +116,11 @@ def eval_command(
     ] = DEFAULT_TIMEOUT_SECONDS,
     backend: BackendOption = "local",
     backend_option: BackendOptionsOption = None,
-    isolation: Annotated[
-        str | None, typer.Option(help="Local: bubblewrap, none, or auto (bubblewrap if it works).")
-    ] = None,
-    executor: Annotated[
-        str, typer.Option(help="Where instances run: local (threads here) or ray.")
-    ] = "local",
-    ray_address: Annotated[
-        str | None,
-        typer.Option(help="Ray: 'auto' or HOST:PORT of a cluster (default: start Ray here)."),
-    ] = None,
-    ray_cpus_per_task: Annotated[
-        float, typer.Option(min=0.01, help="Ray: CPUs each instance's task asks for.")
-    ] = 1.0,
-    ray_max_retries: Annotated[
-        int, typer.Option(min=0, help="Ray: retries of a task whose worker or node is lost.")
-    ] = 2,
+    isolation: IsolationOption = None,
+    executor: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
+    ray_cpus_per_task: RayCpusPerTaskOption = 1.0,
+    ray_max_retries: RayMaxRetriesOption = 2,
     memory: Annotated[
         str | None, typer.Option(help="Docker: memory of a container (default 8g; 'none').")
     ] = None,

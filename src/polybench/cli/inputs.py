@@ -13,6 +13,7 @@ import typer
 from rich.markup import escape
 
 from polybench.cli.consoles import err_console
+from polybench.cli.defaults import ISOLATION_MODES
 
 if TYPE_CHECKING:
     from polybench.dataset.models import Instance
@@ -41,6 +42,26 @@ RepoDirOption = Annotated[
     typer.Option(help="Folder of local clones named <owner>__<name> (env POLYBENCH_REPO_DIR)."),
 ]
 SplitOption = Annotated[str, typer.Option(help="Dataset split when loading from the hub.")]
+IsolationOption = Annotated[
+    str | None,
+    typer.Option(
+        help=f"Local backend isolation: {', '.join(ISOLATION_MODES)}"
+        " (default auto: bubblewrap if it works)."
+    ),
+]
+ExecutorOption = Annotated[
+    str, typer.Option(help="Where instances run: local (threads here) or ray.")
+]
+RayAddressOption = Annotated[
+    str | None,
+    typer.Option(help="Ray: 'auto' or HOST:PORT of a cluster (default: start Ray here)."),
+]
+RayCpusPerTaskOption = Annotated[
+    float, typer.Option(min=0.01, help="Ray: CPUs each instance's task asks for.")
+]
+RayMaxRetriesOption = Annotated[
+    int, typer.Option(min=0, help="Ray: retries of a task whose worker or node is lost.")
+]
 
 
 def split_ids(values: list[str] | None) -> list[str] | None:

@@ -17,8 +17,8 @@ from polybench.cli.backends import (
     BackendOptionsOption,
 )
 from polybench.cli.consoles import console, err_console
-from polybench.cli.defaults import DEFAULT_RUNS, ISOLATION_MODES
-from polybench.cli.inputs import RepoDirOption, load_dataset_file_or_exit
+from polybench.cli.defaults import DEFAULT_RUNS
+from polybench.cli.inputs import IsolationOption, RepoDirOption, load_dataset_file_or_exit
 
 if TYPE_CHECKING:
     from polybench.curation.validate import ValidationResult
@@ -53,10 +53,7 @@ def validate_command(
     timeout: Annotated[float, typer.Option(help="Seconds for one test run.")] = 1800.0,
     backend: BackendOption = "local",
     backend_option: BackendOptionsOption = None,
-    isolation: Annotated[
-        str | None,
-        typer.Option(help=f"Local backend isolation: {', '.join(ISOLATION_MODES)} (default auto)."),
-    ] = None,
+    isolation: IsolationOption = None,
     force: Annotated[bool, typer.Option(help="Ignore saved verdicts.")] = False,
 ) -> None:
     """Keep the instances whose gold patch turns tests from failing to passing."""
