@@ -188,21 +188,22 @@ _NOT_REPEATABLE = re.compile(
 )
 
 
-def _statements(source: bytes, first: Node | None, last: Node | None) -> tuple[str, str]:
-    """(text, indent): the lines from ``first`` to ``last`` as the file indents them, when
-    ``first`` starts its own line and nothing in them stops a copy from running through."""
-    if first is None or last is None:
+def _statements(source: bytes, block: Node | None) -> tuple[str, str]:
+    """(text, indent): the statements of ``block`` (a test's body), lines as the file indents
+    them, when the first starts its own line and nothing in them stops a copy from running
+    through; ("", "") otherwise."""
+    statements = (
+        [] if block is None else [c for c in block.children if c.is_named and c.type != "comment"]
+    )
+    if not statements:
         return "", ""
+    first, last = statements[0], statements[-1]
     line_start = source.rfind(b"\n", 0, first.start_byte) + 1
     indent = source[line_start : first.start_byte].decode("utf-8", "replace")
     text = source[line_start : last.end_byte].decode("utf-8", "replace")
     if indent.strip() or not indent or _NOT_REPEATABLE.search(text):
         return "", ""
     return text, indent
-
-
-def _named_children(node: Node | None) -> list[Node]:
-    return [] if node is None else [c for c in node.children if c.is_named and c.type != "comment"]
 
 
 # ---------------------------------------------------------------- Python
@@ -248,9 +249,7 @@ def _python_sites(source: bytes, root: Node, unittest_style: bool) -> list[_Site
         if parametrized is not None and not _text(node).startswith("async"):
             own = [style["self"]] if style["self"] else []
             if takes == "(" + ",".join(own + parametrized) + ")":
-                statements = _named_children(node.child_by_field_name("body"))
-                if statements:
-                    body, body_indent = _statements(source, statements[0], statements[-1])
+                body, body_indent = _statements(source, node.child_by_field_name("body"))
             if body:
                 line_start = source.rfind(b"\n", 0, outer.start_byte) + 1
                 style["decorators"] = source[line_start : node.start_byte].decode(
@@ -303,11 +302,8 @@ def _python_test(
         check = f"assert {value.python} == {expected}"
     if repeat:
         # The test's own parametrize decorators and parameters, if any, come along.
-        decorators = site.style.get("decorators", site.indent)
-        params = site.style.get("params", args)
-        return name, (
-            f"\n\n{decorators}def {name}({params}):\n{site.body}\n{site.body_indent}{check}"
-        )
+        header = f"{site.style['decorators']}def {name}({site.style['params']}):"
+        return name, f"\n\n{header}\n{site.body}\n{site.body_indent}{check}"
     return name, f"\n\n{site.indent}def {name}({args}):\n{inner}{check}"
 
 
@@ -374,11 +370,7 @@ def _js_sites(source: bytes, root: Node) -> list[_Site]:
             and block is not None
             and block.type == "statement_block"
         ):
-            statements = _named_children(block)
-            if statements:
-                statements_text, statements_indent = _statements(
-                    source, statements[0], statements[-1]
-                )
+            statements_text, statements_indent = _statements(source, block)
         sites.append(
             _Site(
                 title,
@@ -414,15 +406,10 @@ def _js_test(
     else:
         check = f"{name}.strictEqual({actual}, {expected});"
     quote = site.style["quote"]
-    inner = site.indent + "  "
-    if repeat:
-        return title, (
-            f"\n\n{site.indent}{site.style['callee']}({quote}{title}{quote}, "
-            f"{site.style['opener']}\n{site.body}\n{site.body_indent}{check}\n{site.indent}}});"
-        )
+    lead = f"{site.body}\n{site.body_indent}" if repeat else site.indent + "  "
     return title, (
         f"\n\n{site.indent}{site.style['callee']}({quote}{title}{quote}, "
-        f"{site.style['opener']}\n{inner}{check}\n{site.indent}}});"
+        f"{site.style['opener']}\n{lead}{check}\n{site.indent}}});"
     )
 
 
@@ -461,10 +448,7 @@ def _java_sites(source: bytes, root: Node) -> list[_Site]:
         words = _text(modifiers).replace("@Test", "").split()
         visibility = "public " if "public" in words else ""
         throws = next((c for c in node.children if c.type == "throws"), None)
-        statements = _named_children(node.child_by_field_name("body"))
-        body, body_indent = (
-            _statements(source, statements[0], statements[-1]) if statements else ("", "")
-        )
+        body, body_indent = _statements(source, node.child_by_field_name("body"))
         sites.append(
             _Site(
                 _text(name_node),
@@ -483,16 +467,12 @@ def _java_test(
 ) -> tuple[str, str]:
     name = _camel(words)
     expected = value.right if expect == "pass" else value.wrong
-    inner = site.indent + "    "
-    if repeat:
-        return name, (
-            f"\n\n{site.indent}@Test\n{site.indent}{site.style['vis']}void {name}()"
-            f"{site.style['throws']} {{\n{site.body}\n"
-            f"{site.body_indent}{assert_name}({expected}, {value.java});\n{site.indent}}}"
-        )
+    # A repeated body may throw what its test declares.
+    throws = site.style["throws"] if repeat else ""
+    lead = f"{site.body}\n{site.body_indent}" if repeat else site.indent + "    "
     return name, (
-        f"\n\n{site.indent}@Test\n{site.indent}{site.style['vis']}void {name}() {{\n"
-        f"{inner}{assert_name}({expected}, {value.java});\n{site.indent}}}"
+        f"\n\n{site.indent}@Test\n{site.indent}{site.style['vis']}void {name}(){throws} {{\n"
+        f"{lead}{assert_name}({expected}, {value.java});\n{site.indent}}}"
     )
 
 
