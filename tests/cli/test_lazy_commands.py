@@ -3,44 +3,27 @@ summaries it prints are the commands' own first lines."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import pytest
 import typer
 from typer.testing import CliRunner
 
 from polybench.cli.lazy_commands import LazyCommand, LazyCommands
 from polybench.cli.main import COMMANDS, app
+from tests.cli.imports import calling_the_cli, modules_after
 
 COMMAND_MODULES = {entry.target.partition(":")[0] for entry in COMMANDS.values()} - {
     "polybench.cli.main"
 }
 
 
-def _modules_after(code: str) -> set[str]:
-    """Every module imported once ``code`` has run in a fresh interpreter."""
-    script = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
-    )
-    return set(json.loads(done.stdout.splitlines()[-1]))
-
-
-def _run(args: str) -> str:
-    call = f"app({args}, prog_name='polybench')"
-    return f"from polybench.cli.main import app\ntry:\n    {call}\nexcept SystemExit:\n    pass"
-
-
 def test_top_level_help_imports_no_command_module() -> None:
-    imported = _modules_after(_run("['--help']"))
+    imported = modules_after(calling_the_cli("['--help']"))
     assert "polybench.cli.main" in imported
     assert not imported & COMMAND_MODULES, sorted(imported & COMMAND_MODULES)
 
 
 def test_a_command_imports_its_own_module_only() -> None:
-    imported = _modules_after(_run("['parse-log', '--help']"))
+    imported = modules_after(calling_the_cli("['parse-log', '--help']"))
     assert imported & COMMAND_MODULES == {"polybench.cli.parse_log_cmd"}
 
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
+from tests.cli.imports import calling_the_cli, modules_after
 
 HEAVY = (
     "aiohttp",
@@ -27,11 +25,7 @@ HEAVY = (
 
 def _modules_after(code: str) -> set[str]:
     """The top-level packages imported once ``code`` has run in a fresh interpreter."""
-    script = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
-    )
-    return {name.split(".")[0] for name in json.loads(done.stdout.splitlines()[-1])}
+    return {name.split(".")[0] for name in modules_after(code)}
 
 
 def test_importing_the_command_line_imports_no_heavy_library() -> None:
@@ -51,10 +45,7 @@ def test_building_every_command_imports_no_heavy_library() -> None:
 
 
 def test_top_level_help_imports_no_heavy_library() -> None:
-    imported = _modules_after(
-        "from polybench.cli.main import app\n"
-        "try:\n    app(['--help'], prog_name='polybench')\nexcept SystemExit:\n    pass"
-    )
+    imported = _modules_after(calling_the_cli("['--help']"))
     assert not imported & set(HEAVY), sorted(imported & set(HEAVY))
 
 
