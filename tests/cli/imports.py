@@ -11,7 +11,7 @@ def modules_after(code: str) -> set[str]:
     """Every module imported once ``code`` has run in a fresh interpreter."""
     script = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=600, check=True
     )
     return set(json.loads(done.stdout.splitlines()[-1]))
 

@@ -279,7 +279,7 @@ def test_a_parametrized_test_is_repeated_with_its_cases_and_each_case_fails(
     (tmp_path / "test_double.py").write_text(text)
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider", "test_double.py"],
-        capture_output=True, text=True, cwd=tmp_path, timeout=120,
+        capture_output=True, text=True, cwd=tmp_path, timeout=600,
     )  # fmt: skip
     statuses = get_parser("pytest")(done.stdout).statuses
     planted = {k: v for k, v in statuses.items() if canary.name in k}
