@@ -178,6 +178,15 @@ def test_invalid_instances_say_why(calc: tuple[Path, Instance, Path]) -> None:
     assert broken.status == "error" and broken.kind == "environment"
 
 
+def test_a_run_cut_short_says_how_its_log_ends(calc: tuple[Path, Instance, Path]) -> None:
+    _, instance, _ = calc
+    killed = "python -m unittest -v tests.test_ops 2>&1; echo about to go; kill -9 $$"
+    result = _validator(calc, runs=1).validate(instance.model_copy(update={"test_command": killed}))
+    assert (result.status, result.kind) == ("invalid", "no_end_marker")
+    assert result.reason.startswith("before run 1: the log has no end marker (exit ")
+    assert result.reason.endswith("its last line: 'about to go' (in before-1.log)")
+
+
 def test_validate_all_resumes_and_writes_the_dataset(
     calc: tuple[Path, Instance, Path], tmp_path: Path
 ) -> None:

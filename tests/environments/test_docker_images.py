@@ -7,7 +7,6 @@ the instance's Dockerfile honoured, build failures kept apart and retried once."
 from __future__ import annotations
 
 import difflib
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import replace
@@ -81,9 +80,8 @@ def test_bases_are_named_as_official_dockerfiles_expect_and_reused(
     docker_bases: dict[str, BuiltImage], docker_settings: ImageSettings
 ) -> None:
     again = ImageManager(RepoStore(), docker_settings)
-    started = time.monotonic()
     rebuilt = again.ensure_bases()
-    assert all(b.reused for b in rebuilt) and time.monotonic() - started < 60
+    assert all(b.reused for b in rebuilt)
     client = docker_client()
     for language in ("python", "java", "javascript", "typescript"):
         image = client.images.get(f"polybench_{language}_base:latest")
@@ -139,8 +137,7 @@ def test_instances_share_an_environment_and_add_a_thin_layer(
 
     assert manager.ensure_env(three).tag != env.tag, "new manifests: a new environment"
     fresh = ImageManager(manager.repos, manager.settings)
-    started = time.monotonic()
-    assert fresh.ensure_instance(two).reused and time.monotonic() - started < 10
+    assert fresh.ensure_instance(two).reused
 
 
 def test_a_dockerignored_git_directory_is_recreated(manager: ImageManager, repo_name: str) -> None:
@@ -180,10 +177,9 @@ def test_a_failed_build_keeps_its_log_and_is_retried_once(
     with pytest.raises(ImageBuildError) as second:
         manager.ensure_instance(instance)
     assert second.value is not first.value, "the second attempt builds again"
-    started = time.monotonic()
     with pytest.raises(ImageBuildError) as third:
         manager.ensure_instance(instance)
-    assert third.value is second.value and time.monotonic() - started < 2
+    assert third.value is second.value, "the recorded failure is given again, not rebuilt"
 
 
 def _diff(path: str, before: str, after: str) -> str:

@@ -331,6 +331,56 @@ def test_a_log_without_end_marker_is_an_error_never_a_verdict(
     assert result.strict_resolved is None and result.official_resolved is None
 
 
+NOT_STARTED = ExecResult(
+    exit_code=1,
+    output="bwrap: Creating new namespace failed: Resource temporarily unavailable\n",
+    timed_out=False,
+    duration=0.0,
+    stdout="",
+    stderr="bwrap: Creating new namespace failed: Resource temporarily unavailable\n",
+)
+
+
+def test_a_test_script_the_sandbox_failed_to_start_runs_once_more(
+    instance: Instance, sandbox: FakeSandbox, artifacts: InstanceArtifacts
+) -> None:
+    # Nothing of the repository runs before the start marker: a run without one is the
+    # sandbox's failure (a busy machine), not the patch's, so it is run again, once.
+    starts = iter([NOT_STARTED, ScriptedRun(stdout=ALL_PASS).result()])
+    sandbox.on(is_test_run, lambda _call: next(starts))
+    result = evaluate(instance, FakeProvider(sandbox), artifacts)
+
+    assert sandbox.count(is_test_run) == 2
+    assert result.status is Status.RESOLVED, result.reason
+    log = artifacts.read_text("test_output.txt")
+    assert "the test script did not start (exit 1), so it ran again" in log
+    assert "Creating new namespace failed" in log
+
+
+def test_a_test_script_that_never_starts_is_an_error_after_the_second_try(
+    instance: Instance, sandbox: FakeSandbox, artifacts: InstanceArtifacts
+) -> None:
+    sandbox.on(is_test_run, lambda _call: NOT_STARTED)
+    result = evaluate(instance, FakeProvider(sandbox), artifacts)
+
+    assert sandbox.count(is_test_run) == 2
+    assert result.status is Status.ERROR and result.error_kind is ErrorKind.NO_END_MARKER
+
+
+def test_a_run_that_started_is_never_run_again(
+    instance: Instance, repo: tuple[Path, str], tmp_path: Path
+) -> None:
+    # Killed midway (no end marker) or timed out: the tests ran, so their outcome stands.
+    for index, scripted in enumerate(
+        [ScriptedRun(stdout="F", exit_code=137, end_marker=False), ScriptedRun(timed_out=True)]
+    ):
+        box = FakeSandbox.from_repo(repo[0], repo[1], tmp_path / f"box-{index}")
+        box.script_test_run(scripted)
+        result = evaluate(instance, FakeProvider(box), InstanceArtifacts(tmp_path / f"out-{index}"))
+        assert box.count(is_test_run) == 1
+        assert result.status is Status.ERROR
+
+
 @pytest.mark.parametrize(
     ("stdout", "exit_code", "status", "kind", "reason"),
     [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-import time
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -65,20 +65,32 @@ needs_cgroup = pytest.mark.skipif(
 def test_a_command_cannot_exceed_its_process_limit_and_leaves_nothing_behind() -> None:
     limit = ProcessLimit.create(20)
     assert limit is not None
-    script = "for i in $(seq 60); do sleep 30 & done 2>/dev/null; wait"
-    started = time.monotonic()
+    # A shell gives up when a fork fails; this spawner counts the refusals and waits.
+    spawner = (
+        "import subprocess, sys, time\n"
+        "started = refused = 0\n"
+        "for _ in range(60):\n"
+        "    try:\n"
+        "        subprocess.Popen(['sleep', '600'])\n"
+        "        started += 1\n"
+        "    except OSError:\n"
+        "        refused += 1\n"
+        "print(started, refused, flush=True)\n"
+        "time.sleep(600)\n"
+    )
     process = subprocess.Popen(
-        limit.wrap(["bash", "-c", script]),
+        limit.wrap([sys.executable, "-c", spawner]),
         stdout=subprocess.PIPE,
         text=True,
     )
-    time.sleep(1)
+    assert process.stdout is not None
+    started, refused = map(int, process.stdout.readline().split())
+    assert started < 20 and refused > 40
     members = (limit.path / "cgroup.procs").read_text().split()
     assert 1 < len(members) <= 20
-    assert limit.limit_hits() > 0
+    assert limit.limit_hits() >= refused
     limit.close()
-    process.wait(timeout=10)
-    assert time.monotonic() - started < 10
+    assert process.wait(timeout=600) != 0, "the spawner was killed, not left to sleep"
     assert not limit.path.exists()
     assert not [pid for pid in members if _alive(pid)]
 
@@ -112,10 +124,9 @@ def test_a_fork_bomb_in_the_sandbox_is_bounded_and_reported(
         pytest.skip("bubblewrap cannot run here")
     box = make_box(isolation=isolation, max_processes=64)
     assert box.process_limit == 64
-    started = time.monotonic()
-    result = box.exec("bomb() { bomb | bomb & }; bomb; sleep 2; echo survived", timeout=60)
-    assert time.monotonic() - started < 30
-    assert "survived" in result.output
+    # Whether the shell itself gets to fork again while the bomb lasts depends on the
+    # machine's speed; what must hold is the bound, the report and a usable sandbox after.
+    result = box.exec("bomb() { bomb | bomb & }; bomb; sleep 2", timeout=600)
     assert "[polybench: process limit (64) reached;" in result.output
     assert box.exec("echo next command").output.startswith("next command")
 

@@ -307,9 +307,11 @@ class Validator:
                 "timeout", f"{where}: the test command timed out after {self.timeout:.0f}s"
             )
         if not facts.ended:
+            lines = run.executed.output.strip().splitlines() or [""]
             raise _invalid(
                 "no_end_marker",
-                f"{where}: the log has no end marker (exit {facts.process_exit_code})",
+                f"{where}: the log has no end marker (exit {facts.process_exit_code}); its "
+                f"last line: {lines[-1][:200]!r} (in {phase}-{index}.log)",
             )
         if facts.marker_exit_code != facts.process_exit_code:
             raise _invalid(

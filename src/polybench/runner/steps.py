@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from polybench.environments.provider import ReadySandbox
 from polybench.grading.canaries import (
@@ -188,11 +188,25 @@ def harness_env(ready: ReadySandbox, facts: PythonFacts | None) -> dict[str, str
 
 
 def run_tests(sandbox: Sandbox, spec: InstanceSpec, env: dict[str, str], timeout: float) -> TestRun:
-    """Run the eval script with stdout and stderr captured apart."""
+    """Run the eval script with stdout and stderr captured apart.
+
+    A script that never printed its start marker did not get to run anything of the
+    repository (the sandbox failed to start it: a namespace or process could not be made
+    on a busy machine), so it runs once more; the log keeps a note of the failed start.
+    """
     script_path = f"{sandbox.scratch_dir}/eval.sh"
     script = eval_script(sandbox.workdir, spec.test_command)
     sandbox.write_file(script_path, script)
-    executed = sandbox.exec(["bash", script_path], timeout=timeout, env=env, streams=True)
+    argv = ["bash", script_path]
+    executed = sandbox.exec(argv, timeout=timeout, env=env, streams=True)
+    if not executed.timed_out and not split_log(executed.output).started:
+        failed = executed
+        executed = sandbox.exec(argv, timeout=timeout, env=env, streams=True)
+        note = (
+            f"[polybench: the test script did not start (exit {failed.exit_code}), so it ran "
+            f"again; what the first start printed:]\n{failed.output}\n[polybench: end]\n"
+        )
+        executed = replace(executed, output=note + executed.output)
     marked = split_log(executed.output)
     stdout = executed.stdout if executed.stdout is not None else executed.output
     facts = RunFacts(

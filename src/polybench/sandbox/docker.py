@@ -75,6 +75,7 @@ CONTROL_DIR = "/run/polybench"
 
 _KILL_SECONDS = 15.0
 _DRAIN_SECONDS = 5.0
+_EXIT_CODE_SECONDS = 60.0
 
 # Waits for the harness's go (one line on stdin, sent once the client has read the HTTP
 # response headers: output written earlier could be swallowed by the HTTP client's read
@@ -282,7 +283,8 @@ class DockerSandbox:
         )
 
     def _exit_code(self, exec_id: str) -> int | None:
-        deadline = time.monotonic() + _DRAIN_SECONDS
+        # The stream has ended, so the exec has too; a loaded engine may take a while to say.
+        deadline = time.monotonic() + _EXIT_CODE_SECONDS
         while True:
             try:
                 info = self.client.api.exec_inspect(exec_id)

@@ -1,6 +1,8 @@
 """Adversarial inputs must stay fast: no catastrophic regexes, no quadratic rescans.
 
 Each input is ~60 kB; a linear parser needs milliseconds, a quadratic one seconds.
+The bound is on this process's CPU time, which other work on a loaded machine does not
+inflate the way it inflates wall-clock time; it is some 30 times the slowest parser's need.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ PATHOLOGICAL = {
 def test_pathological_inputs_are_linear(name: str) -> None:
     parser = registered_parsers()[name]
     for case, text in PATHOLOGICAL.items():
-        start = time.perf_counter()
+        start = time.process_time()
         parser(text)
-        elapsed = time.perf_counter() - start
-        assert elapsed < 1.0, f"{name} took {elapsed:.2f}s on {case}"
+        cpu = time.process_time() - start
+        assert cpu < 2.0, f"{name} took {cpu:.2f}s of CPU on {case}"
