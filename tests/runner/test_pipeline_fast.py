@@ -642,7 +642,7 @@ def test_the_fake_sandbox_runs_what_is_not_scripted_and_records_every_call(
 ) -> None:
     assert isinstance(sandbox, Sandbox)
     sandbox.write_file(f"{sandbox.workdir}/new.txt", "fresh")
-    listed = sandbox.exec(["git", "status", "--porcelain"], timeout=5, env={"LANG": "C"})
+    listed = sandbox.exec(["git", "status", "--porcelain"], timeout=600, env={"LANG": "C"})
     shown = sandbox.exec("cat new.txt", cwd=sandbox.workdir)
 
     assert listed.ok and listed.output == "?? new.txt\n"
