@@ -19,7 +19,6 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -97,12 +96,36 @@ class _TestKiller(_Killer):
         super().__init__()
 
     def kill_once(self) -> None:
-        for entry in Path("/proc").iterdir():
-            line = _cmdline(entry.name) if entry.name.isdigit() else ""
-            if self.sandboxes in line and "eval.sh" in line:
+        # Only once the test command (Java) runs under the eval script: killed before its
+        # start marker, the script would be the sandbox's failure to start, which is rerun.
+        lines = {e.name: _cmdline(e.name) for e in Path("/proc").iterdir() if e.name.isdigit()}
+        parents = {pid: _parent(pid) for pid in lines}
+        for pid, line in lines.items():
+            if self.sandboxes in line and "eval.sh" in line and _runs_java(pid, lines, parents):
                 with contextlib.suppress(ProcessLookupError):
-                    os.kill(int(entry.name), signal.SIGKILL)
-                    self.killed.append(int(entry.name))
+                    os.kill(int(pid), signal.SIGKILL)
+                    self.killed.append(int(pid))
+
+
+def _parent(pid: str) -> str:
+    try:
+        stat = (Path("/proc") / pid / "stat").read_text()
+    except OSError:
+        return ""
+    return stat.rpartition(")")[2].split()[1]
+
+
+def _runs_java(root: str, lines: dict[str, str], parents: dict[str, str]) -> bool:
+    """Whether a descendant of ``root`` runs java."""
+    for pid, line in lines.items():
+        if "java" not in line:
+            continue
+        ancestor, hops = parents.get(pid, ""), 0
+        while ancestor and ancestor != "0" and hops < 64:
+            if ancestor == root:
+                return True
+            ancestor, hops = parents.get(ancestor, ""), hops + 1
+    return False
 
 
 def test_a_sandbox_killed_mid_test_is_an_infrastructure_error_and_is_retried(
@@ -148,18 +171,19 @@ class _ContainerKiller(_Killer):
         self.selector = f"{INSTANCE_LABEL}={instance_id}"
         super().__init__()
 
-    def _running_tests(self, container: Any) -> bool:
-        with contextlib.suppress(Exception):
-            processes = container.top().get("Processes") or []
-            return any("eval.sh" in " ".join(row) for row in processes)
-        return False
+    def _running_tests(self, container_id: str) -> bool:
+        # Only once the test command (Java) runs: see ``_TestKiller``.
+        rows = [" ".join(row) for row in self.client.api.top(container_id).get("Processes") or []]
+        return any("eval.sh" in row for row in rows) and any("java" in row for row in rows)
 
     def kill_once(self) -> None:
-        for container in self.client.containers.list(filters={"label": self.selector}):
-            if self._running_tests(container):
-                with contextlib.suppress(Exception):
-                    container.kill()
-                    self.killed.append(container.name)
+        # Low-level calls: a container that goes away while being looked at (its run ended)
+        # must not end the watch.
+        for listed in self.client.api.containers(filters={"label": self.selector}):
+            with contextlib.suppress(Exception):
+                if self._running_tests(listed["Id"]):
+                    self.client.api.kill(listed["Id"])
+                    self.killed.append(listed["Names"][0].lstrip("/"))
 
 
 @pytest.mark.docker

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from docker.errors import APIError, NotFound
 
 from polybench.dataset.materialise import materialise_tree
 from polybench.dataset.models import Instance
@@ -97,8 +98,16 @@ def run_label() -> Iterator[dict[str, str]]:
     value = uuid.uuid4().hex[:12]
     yield {TEST_LABEL: value}
     client = docker_client()
-    for container in client.containers.list(all=True, filters={"label": f"{TEST_LABEL}={value}"}):
-        container.remove(force=True)
+    # The low-level listing: the high-level one inspects each container, and one that
+    # removes itself (auto_remove) between the two steps would make it fail.
+    for listed in client.api.containers(all=True, filters={"label": f"{TEST_LABEL}={value}"}):
+        try:
+            client.api.remove_container(listed["Id"], force=True)
+        except NotFound:
+            pass  # auto-removed since it was listed
+        except APIError as exc:
+            if "in progress" not in str(exc):  # an auto-removal under way is fine
+                raise
     for image in client.images.list(filters={"label": f"{TEST_LABEL}={value}"}):
         for tag in image.tags:
             client.images.remove(tag, force=True)

@@ -651,7 +651,7 @@ def test_the_fake_sandbox_runs_what_is_not_scripted_and_records_every_call(
         ["git", "status", "--porcelain"],
         ["bash", "-c", "cat new.txt"],
     ]
-    assert (sandbox.calls[0].timeout, sandbox.calls[0].env) == (5, {"LANG": "C"})
+    assert (sandbox.calls[0].timeout, sandbox.calls[0].env) == (600, {"LANG": "C"})
     with pytest.raises(SandboxError, match="outside the sandbox"):
         sandbox.read_file(f"{sandbox.workdir}/../../outside.txt")
     sandbox.cleanup()
