@@ -32,9 +32,15 @@ def test_runs_in_its_directory_with_exit_code(tmp_path: Path) -> None:
 
 def test_timeout_kills_background_children(tmp_path: Path) -> None:
     workspace = LocalWorkspace(tmp_path)
-    outcome = workspace.run("sleep 60 & echo $! > child.pid; wait", timeout=0.3)
-    assert outcome.timed_out and outcome.exit_code is None
-    assert not alive(int((tmp_path / "child.pid").read_text()))
+    pid_file = tmp_path / "child.pid"
+    # A loaded machine may not get as far as starting the child within a short timeout:
+    # longer ones until it does, so that what is checked is the kill, not the speed.
+    for timeout in (0.3, 3.0, 30.0, 300.0):
+        outcome = workspace.run("sleep 600 & echo $! > child.pid; wait", timeout=timeout)
+        assert outcome.timed_out and outcome.exit_code is None
+        if pid_file.exists() and pid_file.read_text().strip():
+            break
+    assert not alive(int(pid_file.read_text()))
 
 
 def test_output_beyond_the_cap_is_dropped_from_the_middle(tmp_path: Path) -> None:
