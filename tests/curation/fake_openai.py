@@ -46,13 +46,21 @@ def category_for(prompt: str) -> str:
 class FakeOpenAI:
     mode: str = "ok"
     delay: float = 0.0
+    # Each request waits (at most ``hold_seconds``) until this many are in flight at once:
+    # concurrency shown by the client's behaviour, not by how fast this machine is.
+    hold_until_in_flight: int = 0
+    hold_seconds: float = 30.0
     requests: list[dict[str, Any]] = field(default_factory=list)
     authorizations: list[str | None] = field(default_factory=list)
     max_in_flight: int = 0
     _in_flight: int = 0
     _seen: set[str] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _arrived: threading.Condition = field(init=False)
     _server: ThreadingHTTPServer | None = None
+
+    def __post_init__(self) -> None:
+        self._arrived = threading.Condition(self._lock)
 
     def answer(self, prompt: str) -> str:
         with self._lock:
@@ -114,7 +122,14 @@ class _Handler(BaseHTTPRequestHandler):
             number = len(state.requests)
             state._in_flight += 1
             state.max_in_flight = max(state.max_in_flight, state._in_flight)
+            state._arrived.notify_all()
         try:
+            if state.hold_until_in_flight:
+                with state._lock:
+                    state._arrived.wait_for(
+                        lambda: state.max_in_flight >= state.hold_until_in_flight,
+                        timeout=state.hold_seconds,
+                    )
             if state.delay:
                 time.sleep(state.delay)
             if self.path != "/v1/chat/completions":

@@ -157,7 +157,7 @@ def test_missing_model_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_annotate_runs_concurrently(fake_llm: FakeOpenAI, tmp_path: Path) -> None:
-    fake_llm.delay = 0.2
+    fake_llm.hold_until_in_flight = 3
     classifier = _classifier(fake_llm, tmp_path)
     many = [_instance(n, "This is broken" if n % 2 else "Add a flag") for n in range(8)]
     outcome = annotate_instances(many, classifier, None, workers=4)
