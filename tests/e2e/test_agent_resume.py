@@ -48,7 +48,7 @@ class Gate:
                 self.first = instance_id
             held = instance_id != self.first
         if held:
-            self.opened.wait(timeout=120)
+            self.opened.wait(timeout=600)
         return self.agent(body)
 
 

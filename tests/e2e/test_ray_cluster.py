@@ -82,7 +82,7 @@ def _unfinished_on(run_dir: Path, node_id: str) -> list[str]:
 
 def _wait_dead(pid: int) -> None:
     """Until ``pid`` is gone or a zombie (a killed process writes nothing more)."""
-    for _ in range(500):
+    for _ in range(30_000):  # a hang guard of 600 s: a killed process is usually gone at once
         try:
             state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
         except (OSError, IndexError):

@@ -80,7 +80,7 @@ class RayCluster:
         argv = [RAY, "start", *args, "--disable-usage-stats"]
         if self.limit is not None:
             argv = self.limit.wrap(argv)
-        done = subprocess.run(argv, env=self.env, capture_output=True, text=True, timeout=180)
+        done = subprocess.run(argv, env=self.env, capture_output=True, text=True, timeout=600)
         if done.returncode != 0:
             raise RuntimeError(f"ray start failed:\n{done.stdout}\n{done.stderr}")
 
