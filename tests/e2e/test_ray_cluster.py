@@ -22,7 +22,8 @@ import pytest
 
 from tests.e2e.conftest import read_report
 from tests.e2e.test_ray_executor import DRIVER, comparable, drive
-from tests.helpers.ray_cluster import _children, new_cluster, parent_of
+from tests.helpers.procfs import descendants, parent_of
+from tests.helpers.ray_cluster import new_cluster
 from tests.helpers.reliability_log import record
 
 pytestmark = [pytest.mark.ray, pytest.mark.slow, pytest.mark.reliability]
@@ -132,11 +133,7 @@ def test_a_run_spread_over_two_nodes_survives_a_lost_worker_and_a_lost_node(
             else:
                 target = _running_on(run_dir, second, {killed_worker[0]})
                 if target:
-                    tree, todo, node = _children(), [raylet], []
-                    while todo:
-                        pid = todo.pop()
-                        node.append(pid)
-                        todo += tree.get(pid, [])
+                    node = descendants([raylet])
                     for pid in node:
                         os.kill(pid, signal.SIGKILL)
                     for pid in node:

@@ -33,6 +33,7 @@ from polybench.runner.executors import make_runner
 from polybench.runner.instance import RunSettings
 from polybench.runner.run import OutputDirectoryError, RunPlan
 from tests.helpers.docker_fixtures import docker_bases, docker_settings  # noqa: F401
+from tests.helpers.procfs import children, cmdline, descendants, live_pids
 from tests.helpers.reliability_log import record
 
 pytestmark = [pytest.mark.reliability, pytest.mark.slow]
@@ -55,13 +56,6 @@ def _repo_dir(cache: Path) -> Path:
 def _plan(run_dir: Path, instances: list[Instance], max_attempts: int = 2) -> RunPlan:
     predictions = load_predictions("gold", instances)
     return RunPlan(run_dir.name, run_dir, instances, predictions, max_attempts=max_attempts)
-
-
-def _cmdline(pid: str) -> str:
-    try:
-        return (Path("/proc") / pid / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
 
 
 class _Killer:
@@ -98,34 +92,21 @@ class _TestKiller(_Killer):
     def kill_once(self) -> None:
         # Only once the test command (Java) runs under the eval script: killed before its
         # start marker, the script would be the sandbox's failure to start, which is rerun.
-        lines = {e.name: _cmdline(e.name) for e in Path("/proc").iterdir() if e.name.isdigit()}
-        parents = {pid: _parent(pid) for pid in lines}
-        for pid, line in lines.items():
-            if self.sandboxes in line and "eval.sh" in line and _runs_java(pid, lines, parents):
+        tree = children()
+        for pid in live_pids():
+            line = cmdline(pid)
+            if self.sandboxes in line and "eval.sh" in line and _runs_java(pid, tree):
                 with contextlib.suppress(ProcessLookupError):
-                    os.kill(int(pid), signal.SIGKILL)
-                    self.killed.append(int(pid))
+                    os.kill(pid, signal.SIGKILL)
+                    self.killed.append(pid)
 
 
-def _parent(pid: str) -> str:
-    try:
-        stat = (Path("/proc") / pid / "stat").read_text()
-    except OSError:
-        return ""
-    return stat.rpartition(")")[2].split()[1]
-
-
-def _runs_java(root: str, lines: dict[str, str], parents: dict[str, str]) -> bool:
-    """Whether a descendant of ``root`` runs java."""
-    for pid, line in lines.items():
-        if "java" not in line:
-            continue
-        ancestor, hops = parents.get(pid, ""), 0
-        while ancestor and ancestor != "0" and hops < 64:
-            if ancestor == root:
-                return True
-            ancestor, hops = parents.get(ancestor, ""), hops + 1
-    return False
+def _runs_java(root: int, tree: dict[int, list[int]]) -> bool:
+    """Whether a process below ``root`` is a JVM. Its executable is what counts: the
+    sandbox's own processes can carry the word in their command line from the start (the
+    JDK's path among the environment variables and binds bubblewrap is given)."""
+    below = descendants([root], tree)[1:]
+    return any(cmdline(pid).split(" ", 1)[0].rsplit("/", 1)[-1] == "java" for pid in below)
 
 
 def test_a_sandbox_killed_mid_test_is_an_infrastructure_error_and_is_retried(

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from polybench.sandbox.limits import ProcessLimit
+from tests.helpers.procfs import cmdline, descendants, live_pids
 
 RAY = str(Path(sys.executable).with_name("ray"))
 
@@ -33,33 +34,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-def _children() -> dict[int, list[int]]:
-    tree: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            stat = (entry / "stat").read_text()
-            ppid = int(stat.rsplit(")", 1)[1].split()[1])
-            tree.setdefault(ppid, []).append(int(entry.name))
-    return tree
-
-
-def cmdline(pid: int) -> str:
-    try:
-        return (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
-
-
-def parent_of(pid: int) -> int | None:
-    try:
-        stat = (Path("/proc") / str(pid) / "stat").read_text()
-    except OSError:
-        return None
-    return int(stat.rsplit(")", 1)[1].split()[1])
 
 
 @dataclass
@@ -141,18 +115,8 @@ class RayCluster:
             with contextlib.suppress(OSError):
                 return [int(p) for p in procs.read_text().split()]
             return []
-        roots = [
-            int(entry.name)
-            for entry in Path("/proc").iterdir()
-            if entry.name.isdigit() and str(self.temp_dir) in cmdline(int(entry.name))
-        ]
-        tree, found, todo = _children(), set(), list(roots)
-        while todo:
-            pid = todo.pop()
-            if pid not in found:
-                found.add(pid)
-                todo += tree.get(pid, [])
-        return sorted(found)
+        roots = [pid for pid in live_pids() if str(self.temp_dir) in cmdline(pid)]
+        return sorted(descendants(roots))
 
     def stop(self) -> None:
         """Kill every process of the cluster, then remove its files."""

@@ -1,0 +1,60 @@
+"""The host's processes as ``/proc`` shows them: command lines, parents and process trees."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+_PROC = Path("/proc")
+
+
+def cmdline(pid: int) -> str:
+    """The command line of ``pid``, arguments joined by spaces ("" once it is gone)."""
+    try:
+        return (_PROC / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _parent_in(stat: str) -> int:
+    # The command name (field 2) may hold spaces and parentheses: count from its end.
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+def parent_of(pid: int) -> int | None:
+    """The parent pid of ``pid``, or None once it is gone."""
+    try:
+        stat = (_PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return None
+    return _parent_in(stat)
+
+
+def live_pids() -> list[int]:
+    """Every process of the machine now."""
+    return [int(entry.name) for entry in _PROC.iterdir() if entry.name.isdigit()]
+
+
+def children() -> dict[int, list[int]]:
+    """Parent pid -> its children's pids, for every process now."""
+    tree: dict[int, list[int]] = {}
+    for pid in live_pids():
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            parent = _parent_in((_PROC / str(pid) / "stat").read_text())
+            tree.setdefault(parent, []).append(pid)
+    return tree
+
+
+def descendants(roots: list[int], tree: dict[int, list[int]] | None = None) -> list[int]:
+    """``roots`` and every process below them (in ``tree``, or the process tree now)."""
+    tree = children() if tree is None else tree
+    found: list[int] = []
+    seen: set[int] = set()
+    todo = list(roots)
+    while todo:
+        pid = todo.pop()
+        if pid not in seen:
+            seen.add(pid)
+            found.append(pid)
+            todo += tree.get(pid, [])
+    return found
