@@ -303,13 +303,12 @@ def take_out_canaries(canaries: list[Canary], parsed: ParseResult) -> list[Canar
 
 
 def _outcome(expect: str, status: TestStatus | None, sibling: TestStatus | None) -> CanaryOutcome:
-    failing = (TestStatus.FAILED, TestStatus.ERRORED)
     if status is None:
         return CanaryOutcome.NOT_RUN if sibling is None else CanaryOutcome.MISSING
     if status is TestStatus.SKIPPED and sibling in (None, TestStatus.SKIPPED):
         return CanaryOutcome.NOT_RUN
     if expect == "fail":
-        return CanaryOutcome.AS_PLANTED if status in failing else CanaryOutcome.WRONG
+        return CanaryOutcome.AS_PLANTED if status in FAILING else CanaryOutcome.WRONG
     if status is TestStatus.PASSED:
         return CanaryOutcome.AS_PLANTED
     if sibling is TestStatus.PASSED or status in (TestStatus.SKIPPED, TestStatus.XFAIL):

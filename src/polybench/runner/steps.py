@@ -199,7 +199,8 @@ def run_tests(sandbox: Sandbox, spec: InstanceSpec, env: dict[str, str], timeout
     sandbox.write_file(script_path, script)
     argv = ["bash", script_path]
     executed = sandbox.exec(argv, timeout=timeout, env=env, streams=True)
-    if not executed.timed_out and not split_log(executed.output).started:
+    marked = split_log(executed.output)
+    if not executed.timed_out and not marked.started:
         failed = executed
         executed = sandbox.exec(argv, timeout=timeout, env=env, streams=True)
         note = (
@@ -207,7 +208,7 @@ def run_tests(sandbox: Sandbox, spec: InstanceSpec, env: dict[str, str], timeout
             f"again; what the first start printed:]\n{failed.output}\n[polybench: end]\n"
         )
         executed = replace(executed, output=note + executed.output)
-    marked = split_log(executed.output)
+        marked = split_log(executed.output)
     stdout = executed.stdout if executed.stdout is not None else executed.output
     facts = RunFacts(
         timed_out=executed.timed_out,
