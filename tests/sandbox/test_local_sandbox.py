@@ -79,6 +79,9 @@ def test_bubblewrap_blocks_network_and_writes_outside(make_repo: MakeRepo, tmp_p
         in_home = Path.home() / f".polybench-test-{uuid.uuid4().hex}"
         result = box.exec(f"echo pwned > {in_home}", timeout=30)
         assert result.exit_code != 0 and not in_home.exists()
+        assert "No such file or directory" in result.output  # home folders are not there
+        result = box.exec("echo pwned > /usr/polybench-pwned", timeout=30)
+        assert result.exit_code != 0 and not Path("/usr/polybench-pwned").exists()
         assert "Read-only file system" in result.output
         result = box.exec(
             "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 53), timeout=3)\"",

@@ -290,6 +290,26 @@ def find_python(version: str | None) -> tuple[str, str | None]:
     return current, f"Python {running} ({current}) for the Python {version} asked for"
 
 
+@functools.cache
+def python_home(python: str) -> Path | None:
+    """The installation an interpreter (or the venv it belongs to) runs from: its
+    ``sys.base_prefix``, which a sandbox must see for venvs made with it to work."""
+    if Path(python).resolve() == Path(sys.executable).resolve():
+        return Path(sys.base_prefix).resolve()
+    try:
+        completed = subprocess.run(
+            [python, "-I", "-c", "import sys; print(sys.base_prefix)"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    found = completed.stdout.strip()
+    return Path(found).resolve() if completed.returncode == 0 and found else None
+
+
 # -- Resolving an environment's needs --------------------------------------------------
 
 
@@ -301,6 +321,7 @@ def node_toolchain(spec: str | None, cache: Path, chain: Toolchain) -> None:
     if spec is None or (host_version is not None and satisfies(host_version, spec)):
         if host is None or host_version is None:
             raise ToolchainUnavailable("node is not on PATH (and no Node version is asked for)")
+        chain.read_only.append(Path(host).resolve().parent.parent)
         chain.identity.append(f"node={host_version} (machine)")
         chain.notes.append(f"Node {host_version.lstrip('v')} of this machine")
         return
@@ -330,6 +351,7 @@ def java_toolchain(request: str | None, chain: Toolchain) -> None:
         raise ToolchainUnavailable("no JDK on this machine (javac, /usr/lib/jvm)")
     chain.jdk = jdk
     chain.jdks = list(jdks)
+    chain.read_only.append(jdk.home)
     chain.path.append(str(jdk.home / "bin"))
     chain.env["JAVA_HOME"] = str(jdk.home)
     chain.identity.append(f"jdk={jdk.home} ({jdk.version})")
@@ -349,6 +371,7 @@ def maven_toolchain(chain: Toolchain) -> None:
     if mvn is None or version is None:
         raise ToolchainUnavailable("Java needs mvn on PATH")
     chain.maven = mvn
+    chain.read_only.append(Path(mvn).resolve().parent.parent)
     chain.identity.append(f"mvn={version}")
 
 
@@ -359,6 +382,9 @@ def python_toolchain(version: str | None, chain: Toolchain) -> None:
     if found is None:
         raise ToolchainUnavailable(f"the Python interpreter {python} does not run")
     chain.python = python
+    home = python_home(python)
+    if home is not None:
+        chain.read_only.append(home)
     chain.identity.append(f"python={python} ({found})")
     if note is not None:
         chain.substitutions.append(note)

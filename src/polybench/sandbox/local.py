@@ -5,11 +5,17 @@ copied, so it costs what a worktree costs) checked out at the base commit. Unlik
 ``git worktree``, its ``.git`` lives inside the checkout, so ``git apply --3way`` works
 from inside the sandbox while the cached clone stays read-only to the commands.
 
-With ``bwrap`` on the machine, every command runs in a new mount, PID and network
-namespace: the checkout is bound read-write at ``/testbed``, a scratch directory at
-``/polybench``, a private ``/tmp``, and the rest of the file system read-only. Without
-it commands run as plain subprocesses in the checkout, and host paths of the checkout
-in their output are shown as ``/testbed`` so test ids match the dataset.
+With ``bwrap`` on the machine, every command runs behind the boundary of
+:mod:`polybench.sandbox.boundary` (an unprivileged user, no capabilities, no new
+privileges, a seccomp filter, its own mount, PID, network, IPC and UTS namespaces) in a
+file system built from the allow-list of :mod:`polybench.sandbox.mounts`: the checkout
+read-write at ``/testbed``, a scratch directory at ``/polybench``, the system folders, the
+environment and its toolchains read-only, private ``/tmp`` and ``/var/tmp``, and nothing
+else of the host. When the harness runs as root, the checkout and scratch directory
+belong to the sandbox's user. Without bubblewrap commands run as plain subprocesses in
+the checkout (only when asked for: see :func:`polybench.sandbox.isolation`), and host
+paths of the checkout in their output are shown as ``/testbed`` so test ids match the
+dataset.
 
 Either way, where the machine has a writable cgroup ``pids`` controller each command runs
 in its own cgroup capped at ``max_processes`` processes and threads (a fork bomb stops
@@ -29,29 +35,75 @@ import tempfile
 from pathlib import Path
 
 from polybench.sandbox.base import DEFAULT_MAX_OUTPUT_BYTES, ExecResult, SandboxError
+from polybench.sandbox.boundary import ROOT_NAMESPACES, Boundary, current_boundary
 from polybench.sandbox.history import prune_script
 from polybench.sandbox.limits import DEFAULT_MAX_PROCESSES, ProcessLimit, pids_hierarchy
+from polybench.sandbox.mounts import MountPlan
 from polybench.sandbox.process import run_process
 
 TESTBED = "/testbed"
 GIT_SAFE_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"}
 SCRATCH = "/polybench"
-_NOT_BOUND = {"proc", "dev", "tmp", TESTBED.strip("/"), SCRATCH.strip("/")}
 ISOLATION_MODES = ("auto", "bubblewrap", "none")
 
 
 @functools.cache
+def bubblewrap_problem() -> str | None:
+    """Why local sandboxes cannot be isolated here, or None when they can: ``bwrap`` must
+    exist and start a command behind the whole boundary (user, capabilities, seccomp)."""
+    boundary = current_boundary()
+    if boundary is None:
+        return "bubblewrap (bwrap) is not installed"
+    with tempfile.TemporaryDirectory(prefix="polybench-probe-") as folder:
+        plan = MountPlan(writable=((Path(folder), TESTBED),))
+        argv, fds = _bwrap_argv(boundary, plan, ["true"], TESTBED, {}, allow_network=False)
+        try:
+            probe = subprocess.run(argv, capture_output=True, text=True, check=False,
+                                   pass_fds=fds, timeout=120)  # fmt: skip
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"bubblewrap cannot start a sandbox here: {exc}"
+        finally:
+            for descriptor in fds:
+                os.close(descriptor)
+    if probe.returncode != 0:
+        said = (probe.stderr or probe.stdout).strip().splitlines()
+        return f"bubblewrap cannot start a sandbox here: {said[-1] if said else probe.returncode}"
+    return None
+
+
 def bubblewrap_available() -> bool:
-    """True when ``bwrap`` exists and can create namespaces on this machine."""
-    binary = shutil.which("bwrap")
-    if binary is None:
-        return False
-    probe = subprocess.run(
-        [binary, "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "true"],
-        capture_output=True,
-        check=False,
-    )
-    return probe.returncode == 0
+    """True when local sandboxes can run behind bubblewrap's boundary on this machine."""
+    return bubblewrap_problem() is None
+
+
+def _bwrap_argv(
+    boundary: Boundary,
+    plan: MountPlan,
+    argv: list[str],
+    cwd: str,
+    env: dict[str, str],
+    allow_network: bool,
+) -> tuple[list[str], tuple[int, ...]]:
+    """The bubblewrap command line for ``argv``, and the descriptors it must inherit (the
+    seccomp program is read from a pipe)."""
+    wrapped = [boundary.bwrap, *plan.arguments(), "--dev", "/dev", "--proc", "/proc"]
+    wrapped += [*ROOT_NAMESPACES, *boundary.identity_arguments()]
+    wrapped += ["--die-with-parent", "--new-session", "--chdir", cwd]
+    if not allow_network:
+        wrapped.append("--unshare-net")
+    wrapped.append("--clearenv")
+    for key, value in env.items():
+        wrapped += ["--setenv", key, value]
+    fds: tuple[int, ...] = ()
+    if boundary.seccomp is not None:
+        read_end, write_end = os.pipe()
+        try:
+            os.write(write_end, boundary.seccomp)
+        finally:
+            os.close(write_end)
+        wrapped += ["--seccomp", str(read_end)]
+        fds = (read_end,)
+    return [*wrapped, "--", *boundary.command_prefix(), *argv], fds
 
 
 PASSED_VARIABLES = (
@@ -70,27 +122,6 @@ def passed_environment() -> dict[str, str]:
         for key, value in os.environ.items()
         if key in PASSED_VARIABLES or key.startswith("LC_")
     }
-
-
-def _root_binds() -> list[str]:
-    args: list[str] = []
-    for entry in sorted(Path("/").iterdir()):
-        if entry.name in _NOT_BOUND:
-            continue
-        if entry.is_symlink():
-            args += ["--symlink", os.readlink(entry), str(entry)]
-        elif entry.exists():
-            args += ["--ro-bind", str(entry), str(entry)]
-    return args
-
-
-def _hidden_path_entries(search_path: str) -> list[Path]:
-    """``PATH`` directories under ``/tmp``, which the private ``/tmp`` would hide."""
-    hidden = []
-    for entry in search_path.split(os.pathsep):
-        if entry.startswith("/tmp/") and os.path.isdir(entry):
-            hidden.append(Path(entry))
-    return hidden
 
 
 def _contained(base: Path, relative: str, shown: str) -> Path:
@@ -131,7 +162,12 @@ class LocalSandbox:
         self.use_bubblewrap = use_bubblewrap
         self.allow_network = allow_network
         self.max_output_bytes = max_output_bytes
-        self._binds = _root_binds() if use_bubblewrap else []
+        self.boundary = current_boundary() if use_bubblewrap else None
+        self.plan = MountPlan(
+            read_only=read_only_paths,
+            hidden=hidden_paths,
+            writable=((self.checkout, TESTBED), (self.scratch, SCRATCH)),
+        )
 
     @classmethod
     def create(
@@ -151,12 +187,12 @@ class LocalSandbox:
 
         The checkout's repository is then pruned to what ``commit`` needs
         (:mod:`polybench.sandbox.history`): it borrows nothing from the cached clone, whose
-        later commits are out of reach. ``read_only_paths`` (e.g. prepared environments)
-        are made visible to commands even where the isolation hides their parent (a
-        private ``/tmp``, a hidden folder); ``hidden_paths`` (caches, dataset files, the
-        run folder: anything that holds gold patches) are replaced by empty folders under
-        bubblewrap. ``max_processes`` caps each command's processes where cgroups allow
-        (None: no cap).
+        later commits are out of reach. Under bubblewrap commands see the system folders
+        and ``read_only_paths`` (the prepared environment and its toolchains) read-only,
+        and nothing else of the host; ``hidden_paths`` (caches, dataset files, the run
+        folder, the harness's own package: anything that holds gold patches) are masked
+        where they lie inside a visible folder. ``max_processes`` caps each command's
+        processes where cgroups allow (None: no cap).
         """
         if isolation not in ISOLATION_MODES:
             raise ValueError(f"isolation must be one of {ISOLATION_MODES}, not {isolation!r}")
@@ -178,10 +214,24 @@ class LocalSandbox:
             )
             sandbox._git_host("-C", str(sandbox.checkout), "checkout", "-q", "--detach", commit)
             sandbox._prune_history(commit, history)
+            sandbox._hand_over(sandbox.root, recursive=True)
         except Exception:
             sandbox.cleanup()
             raise
         return sandbox
+
+    def _hand_over(self, path: Path, recursive: bool = False) -> None:
+        """Give ``path`` (and with ``recursive`` all it holds) to the sandbox's user, where
+        that user is not this process's own (a harness run as root)."""
+        if self.boundary is None or self.boundary.uid == os.geteuid():
+            return
+        uid, gid = self.boundary.uid, self.boundary.gid
+        os.lchown(path, uid, gid)
+        if not recursive:
+            return
+        for folder, dirs, files in os.walk(path):
+            for name in (*dirs, *files):
+                os.lchown(os.path.join(folder, name), uid, gid)
 
     def _prune_history(self, commit: str, mode: str) -> None:
         completed = subprocess.run(
@@ -239,27 +289,13 @@ class LocalSandbox:
             return _contained(self.checkout, path, path)
         raise SandboxError(f"{path} is outside the sandbox's workdir and scratch directory")
 
-    def _argv(self, command: list[str] | str, cwd: str, env: dict[str, str]) -> list[str]:
+    def _argv(
+        self, command: list[str] | str, cwd: str, env: dict[str, str]
+    ) -> tuple[list[str], tuple[int, ...]]:
         argv = ["bash", "-c", command] if isinstance(command, str) else list(command)
-        if not self.use_bubblewrap:
-            return argv
-        wrapped = ["bwrap", *self._binds]
-        wrapped += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-        for path in self.hidden_paths:
-            if path.is_dir():
-                wrapped += ["--tmpfs", str(path)]
-            elif path.exists():
-                wrapped += ["--ro-bind", "/dev/null", str(path)]
-        for path in (*self.read_only_paths, *_hidden_path_entries(env.get("PATH", ""))):
-            wrapped += ["--ro-bind", str(path), str(path)]
-        wrapped += ["--bind", str(self.checkout), TESTBED, "--bind", str(self.scratch), SCRATCH]
-        wrapped += ["--unshare-pid", "--die-with-parent", "--new-session", "--chdir", cwd]
-        if not self.allow_network:
-            wrapped.append("--unshare-net")
-        wrapped.append("--clearenv")
-        for key, value in env.items():
-            wrapped += ["--setenv", key, value]
-        return [*wrapped, "--", *argv]
+        if self.boundary is None:
+            return argv, ()
+        return _bwrap_argv(self.boundary, self.plan, argv, cwd, env, self.allow_network)
 
     def exec(
         self,
@@ -279,9 +315,9 @@ class LocalSandbox:
         inside_cwd = cwd or self.workdir
         host_cwd = self.host_path(inside_cwd) if not self.use_bubblewrap else self.root
         path_map = {} if self.use_bubblewrap else self._path_map()
-        argv = self._argv(command, inside_cwd, full_env)
         limit = ProcessLimit.create(self.max_processes) if self.max_processes else None
         try:
+            argv, fds = self._argv(command, inside_cwd, full_env)
             result = run_process(
                 limit.wrap(argv) if limit is not None else argv,
                 cwd=host_cwd,
@@ -290,6 +326,7 @@ class LocalSandbox:
                 max_output_bytes=self.max_output_bytes,
                 path_map=path_map,
                 streams=streams,
+                pass_fds=fds,
             )
             hits = limit.limit_hits() if limit is not None else 0
         finally:
@@ -314,8 +351,11 @@ class LocalSandbox:
     def write_file(self, path: str, data: bytes | str) -> None:
         """Write a file of the sandbox from the host side."""
         target = self.host_path(path)
+        made = [folder for folder in target.parents if not folder.exists()]
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+        for created in (target, *made):
+            self._hand_over(created)
 
     def cleanup(self) -> None:
         """Delete the checkout and scratch directory."""

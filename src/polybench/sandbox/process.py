@@ -86,6 +86,7 @@ def run_process(
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     path_map: dict[str, str] | None = None,
     streams: bool = False,
+    pass_fds: tuple[int, ...] = (),
 ) -> ExecResult:
     """Run ``argv`` in its own session and wait at most ``timeout``.
 
@@ -93,17 +94,23 @@ def run_process(
     is also kept apart. On timeout every process of the session is killed with SIGKILL.
     Output beyond ``max_output_bytes`` is dropped from the middle (head and tail are
     kept) while the process keeps running. ``path_map`` rewrites host paths in the output.
+    ``pass_fds`` stay open in the child (and are closed here once it started).
     """
     started = time.monotonic()
-    process = subprocess.Popen(
-        list(argv),
-        cwd=str(cwd),
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE if streams else subprocess.STDOUT,
-        start_new_session=True,
-    )
+    try:
+        process = subprocess.Popen(
+            list(argv),
+            cwd=str(cwd),
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE if streams else subprocess.STDOUT,
+            start_new_session=True,
+            pass_fds=pass_fds,
+        )
+    finally:
+        for descriptor in pass_fds:
+            os.close(descriptor)
     assert process.stdout is not None
     combined = _CappedBuffer(max_output_bytes)
     apart: dict[int, _CappedBuffer] = {}
