@@ -11,7 +11,7 @@ from typing import Any, cast
 
 import pytest
 
-from polybench.agent.command import CommandAgent
+from polybench.agent.command import CommandAgent, relay_mounts
 from polybench.agent.proxy import MeteringProxy
 from polybench.agent.runner import (
     AgentInputError,
@@ -72,7 +72,13 @@ def make_ready(repo: Path, tmp_path: Path, isolation: str) -> ReadySandbox:
     commit = (repo / ".git" / "HEAD").read_text().strip()
     if commit.startswith("ref:"):
         commit = (repo / ".git" / commit.split()[1]).read_text().strip()
-    sandbox = LocalSandbox.create(repo, commit, parent=tmp_path / "sandboxes", isolation=isolation)
+    sandbox = LocalSandbox.create(
+        repo,
+        commit,
+        parent=tmp_path / "sandboxes",
+        isolation=isolation,
+        read_only_paths=tuple(relay_mounts()),
+    )
     # Only the sandbox is used by the command agent; no environment is needed here.
     return ReadySandbox(sandbox=sandbox, environment=cast(Any, None))
 

@@ -36,6 +36,7 @@ from polybench.agent.settings import AgentSettings
 from polybench.atomic import atomic_write_text
 from polybench.dataset.models import Instance
 from polybench.environments.provider import ReadySandbox
+from polybench.environments.toolchains import python_home
 from polybench.sandbox.base import Sandbox, SandboxError
 from polybench.sandbox.local import LocalSandbox
 
@@ -45,6 +46,18 @@ TAIL_CHARS = 2000
 """How much of a failed command's output its record's reason quotes."""
 COMMAND_ISOLATIONS = ("bubblewrap", "none")
 """Sandbox isolations an agent command can reach the proxy from."""
+
+
+def relay_python() -> str:
+    """The interpreter that runs the relay inside sandboxes: this machine's Python."""
+    return os.path.realpath(sys.executable)
+
+
+def relay_mounts() -> list[Path]:
+    """What a sandbox must see read-only for :func:`relay_python` to run there (its
+    installation; the harness's own package inside it stays masked)."""
+    home = python_home(relay_python())
+    return [home] if home is not None else []
 
 
 @dataclass(frozen=True)
@@ -144,6 +157,5 @@ class CommandAgent:
         sandbox.write_file(relay, source)
         socket_path = f"{folder}/proxy.sock"
         listener = self.proxy.listen_unix(str(sandbox.host_path(socket_path)))
-        python = os.path.realpath(sys.executable)  # bound read-only into the sandbox
-        argv = [python, "-I", relay, str(RELAY_PORT), socket_path, "--", *command]
+        argv = [relay_python(), "-I", relay, str(RELAY_PORT), socket_path, "--", *command]
         return _Route(argv, f"http://127.0.0.1:{RELAY_PORT}/i/{token}/v1", listener)

@@ -334,6 +334,9 @@ class _QuietUnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServe
         descriptor = os.open(folder or ".", os.O_PATH)
         try:
             self.socket.bind(f"/proc/self/fd/{descriptor}/{name}")
+            # The sandbox's own user connects (connecting needs write permission); the
+            # socket lies in that sandbox's scratch folder, which no one else sees.
+            os.chmod(f"/proc/self/fd/{descriptor}/{name}", 0o666)
         finally:
             os.close(descriptor)
 

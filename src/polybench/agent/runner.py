@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from polybench.agent.command import COMMAND_ISOLATIONS, CommandAgent, CommandEnding
+from polybench.agent.command import COMMAND_ISOLATIONS, CommandAgent, CommandEnding, relay_mounts
 from polybench.agent.loop import run_episode
 from polybench.agent.proxy import MeteringProxy
 from polybench.agent.sandboxed import SandboxWorkspace, TakenPatch, take_patch
@@ -46,7 +46,7 @@ from polybench.environments.backends import (
     build_provider,
     get_backend,
 )
-from polybench.environments.backends.local import LocalOptions
+from polybench.environments.backends.consent import UnisolatedRefused, decide_isolation
 from polybench.environments.errors import ProvisionError
 from polybench.environments.hiding import answer_paths
 from polybench.environments.provider import SandboxProvider
@@ -57,7 +57,6 @@ from polybench.runner.run import safe_dir_name
 from polybench.runner.spec import build_spec
 from polybench.runner.steps import harness_env, prepare, python_facts
 from polybench.sandbox.base import SandboxError
-from polybench.sandbox.local import bubblewrap_available
 
 PREDICTIONS_FILE = "predictions.jsonl"
 TRAJECTORIES = "trajectories"
@@ -197,20 +196,19 @@ def _settings(config: AgentRunConfig, run_dir: Path, repo_dir: Path | None) -> P
         options=options,
         hide=answer_paths(config.dataset, config.output_dir, repo_dir),
         history=config.history,
+        mounts=relay_mounts() if config.agent_command is not None else [],
     )
 
 
 def isolation_of(config: AgentRunConfig) -> str:
     """How the run's sandboxes isolate commands: the local backend's resolved isolation
-    (``bubblewrap`` or ``none``), or the backend's name."""
-    if config.backend != "local":
+    (``bubblewrap`` or ``none``), or what the backend says (its name when it cannot)."""
+    try:
+        backend = get_backend(config.backend)
+        settings = ProviderSettings(backend=config.backend, options=config.backend_options)
+        return backend.isolation(settings) or config.backend
+    except (UnknownBackend, BackendOptionsError):
         return config.backend
-    options = get_backend("local").options(config.backend_options)
-    assert isinstance(options, LocalOptions)
-    wanted = options.isolation
-    if wanted == "bubblewrap" or (wanted == "auto" and bubblewrap_available()):
-        return "bubblewrap"
-    return "none"
 
 
 def network_of(config: AgentRunConfig, isolation: str) -> str:
@@ -261,6 +259,11 @@ def run_agents(
         raise AgentInputError(
             f"the {config.backend} backend cannot run here: {'; '.join(problems)}"
         )
+    what = "an agent command" if config.agent_command is not None else "an agent's commands"
+    try:
+        decide_isolation(settings, what)
+    except UnisolatedRefused as exc:
+        raise AgentInputError(str(exc)) from exc
     isolation = isolation_of(config)
     if config.agent_command is not None and isolation not in COMMAND_ISOLATIONS:
         raise AgentInputError(f"--agent-command cannot run in {isolation} sandboxes")

@@ -227,6 +227,9 @@ def run(config: EvalConfig) -> None:
                 f"[yellow]warning:[/yellow] {escape(f'predictions {problem} (skipped)')}"
             )
             progress.log(f"warning: predictions {problem} (skipped)")
+        for warning in plan.warnings:
+            err_console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
+            progress.log(f"warning: {warning}")
         if config.predictions in ("gold", "empty"):
             err_console.print(
                 f"[yellow]note:[/yellow] evaluating the dataset's {config.predictions} "

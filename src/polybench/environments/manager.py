@@ -26,6 +26,7 @@ from filelock import FileLock
 from polybench.dataset.models import Instance
 from polybench.environments.dockerfile import CHECKOUT, ENV_DIR, WORKDIR
 from polybench.environments.errors import ProvisionError
+from polybench.environments.integrity import record, verify
 from polybench.environments.layout import Layout, activation_script, capture
 from polybench.environments.recipes import PYTHON, Recipe, Step, recipe_for
 from polybench.environments.toolchains import (
@@ -42,6 +43,8 @@ from polybench.paths import cache_root
 from polybench.sandbox.base import Sandbox
 
 SETUP_TIMEOUT_SECONDS = 45 * 60
+_checked: set[Path] = set()
+"""Environments found unchanged (or made) by this process: checked once per process."""
 _COMPLETE_MARKER = ".polybench-complete"
 _SUMMARY_FILE = "toolchain.txt"
 
@@ -77,6 +80,8 @@ class PreparedEnvironment:
     layout: Layout = field(default_factory=Layout)
     read_only_paths: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    rebuilt: str | None = None
+    """Why it was rebuilt before this use (it had changed since it was prepared)."""
 
     def exec_env(self, workdir: str, base_path: str | None = None) -> dict[str, str]:
         """Environment variables for commands in a sandbox whose repository is at ``workdir``."""
@@ -142,10 +147,15 @@ class EnvironmentManager:
         env_dir = self.cache_dir / f"{recipe.name}-{key}"
         self.cache_dir.mkdir(parents=True, exist_ok=True)
         reused = True
+        rebuilt: str | None = None
         with FileLock(str(env_dir) + ".lock"):
-            if not (env_dir / _COMPLETE_MARKER).exists():
+            if (env_dir / _COMPLETE_MARKER).exists():
+                rebuilt = self._changes(env_dir)
+            if rebuilt is not None or not (env_dir / _COMPLETE_MARKER).exists():
                 reused = False
                 self._install(recipe, chain, clone, instance.base_commit, env_dir)
+                record(env_dir)
+                _checked.add(env_dir)
         layout = Layout.load(env_dir)
         return PreparedEnvironment(
             recipe=describe(recipe, key, chain),
@@ -158,7 +168,23 @@ class EnvironmentManager:
             layout=layout,
             read_only_paths=[env_dir, *chain.read_only],
             notes=list(chain.notes),
+            rebuilt=rebuilt,
         )
+
+    @staticmethod
+    def _changes(env_dir: Path) -> str | None:
+        """Why ``env_dir`` must be rebuilt (it changed since it was prepared), or None.
+
+        Checked before its first use in this process; sandboxes see it read-only, so only
+        something outside them (an unisolated run, another program) can change it later.
+        """
+        if env_dir in _checked:
+            return None
+        found = verify(env_dir)
+        if found.ok:
+            _checked.add(env_dir)
+            return None
+        return f"environment {env_dir.name} was rebuilt: {found.describe()}"
 
     @staticmethod
     def _activation_env(recipe: Recipe, chain: Toolchain, env_dir: Path) -> dict[str, str]:

@@ -49,8 +49,10 @@ class LocalProvider:
         allow_network: bool = False,
         hidden_paths: tuple[Path, ...] = (),
         history: str = "base",
+        mounts: tuple[Path, ...] = (),
     ) -> None:
         self.repos = repos
+        self.mounts = mounts
         self.environments = environments
         self.work_dir = work_dir
         self.isolation = isolation
@@ -61,8 +63,8 @@ class LocalProvider:
     def provide(self, instance: Instance) -> ReadySandbox:
         """Prepare the environment (cached), then check the base commit out.
 
-        The environment and the toolchains it runs with are bound read-only into the
-        sandbox, so tools first on ``PATH`` are visible wherever their cache lives.
+        The environment, the toolchains it runs with and :attr:`mounts` are bound
+        read-only into the sandbox; nothing else of this machine but its system folders.
         """
         clone = self.repos.clone_for(instance.repo, instance.base_commit)
         environment = self.environments.prepare(instance, clone)
@@ -72,7 +74,7 @@ class LocalProvider:
             parent=self.work_dir,
             isolation=self.isolation,
             allow_network=self.allow_network,
-            read_only_paths=tuple(environment.read_only_paths),
+            read_only_paths=(*environment.read_only_paths, *self.mounts),
             hidden_paths=self.hidden_paths,
             history=self.history,
         )

@@ -62,6 +62,9 @@ class InstanceResult(BaseModel):
     backend: str = "local"
     environment: str | None = None
     environment_reused: bool | None = None
+    environment_rebuilt: str | None = None
+    """Why the prepared environment was rebuilt before this instance (it had changed since
+    it was prepared: what changed), or None."""
     timings: dict[str, float] = Field(default_factory=dict)
     attempts: int = 1
     rule: str = "strict"

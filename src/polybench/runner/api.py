@@ -33,6 +33,7 @@ from polybench.environments.backends import (
     UnknownBackend,
     get_backend,
 )
+from polybench.environments.backends.consent import UnisolatedRefused, decide_isolation
 from polybench.environments.hiding import answer_paths
 from polybench.grading.result import InstanceResult, Status
 from polybench.paths import cache_root
@@ -178,6 +179,15 @@ def _predictions(config: EvalConfig, instances: list[Instance]) -> PredictionSet
         raise InputError(str(exc)) from exc
 
 
+def _untrusted(config: EvalConfig) -> str | None:
+    """What would run that the dataset did not provide (None for its gold or empty patches)."""
+    if isinstance(config.predictions, list):
+        return "predictions given in Python"
+    if config.predictions in ("gold", "empty"):
+        return None
+    return f"predictions from {config.predictions}"
+
+
 def provider_settings(
     config: EvalConfig, repo_dir: Path | None, work_dir: Path
 ) -> ProviderSettings:
@@ -222,6 +232,12 @@ def evaluate(
     problems = get_backend(config.backend).self_check(settings)
     if problems and config.executor == "local":
         raise InputError(f"the {config.backend} backend cannot run here: {'; '.join(problems)}")
+    try:
+        decision = decide_isolation(settings, _untrusted(config))
+    except UnisolatedRefused as exc:
+        raise InputError(str(exc)) from exc
+    if decision.warning is not None:
+        plan.warnings.append(decision.warning)
     run_settings = RunSettings(timeout=config.timeout, rule=config.rule, canaries=config.canaries)
     try:
         runner = make_runner(
@@ -250,6 +266,8 @@ def evaluate(
             timeout=config.timeout,
             command=list(config.command),
             backend_settings=get_backend(config.backend).metadata(settings),
+            isolation=decision.isolation,
+            warnings=list(plan.warnings),
         )
     except OSError as exc:
         raise OutputDirectoryError(

@@ -180,6 +180,7 @@ class InstanceRunner:
         result.isolation = ready.sandbox.isolation
         result.environment = ready.environment.recipe
         result.environment_reused = ready.environment.reused
+        result.environment_rebuilt = ready.environment.rebuilt
         try:
             self._run_in(ready, spec, prediction.model_patch, artifacts, result, timer)
         finally:

@@ -67,6 +67,11 @@ class RunMetadata(BaseModel):
     timeout: float | None = None
     command: list[str] = Field(default_factory=list)
     """The command line that started the run (to resume it), when a command did."""
+    isolation: str | None = None
+    """What isolated the sandboxes (``bubblewrap``, ``docker``, ``none``): the one used,
+    never ``auto``; None when each sandbox said for itself."""
+    warnings: list[str] = Field(default_factory=list)
+    """What the run said before it started."""
 
 
 class RunSummary(BaseModel):

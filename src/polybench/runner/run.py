@@ -55,6 +55,8 @@ class RunPlan:
     force: bool = False
     workers: int = 1
     max_attempts: int = 2
+    warnings: list[str] = field(default_factory=list)
+    """Said before the run starts (say, that its sandboxes are not isolated)."""
 
     @property
     def sandboxes_dir(self) -> Path:

@@ -107,8 +107,8 @@ class MountPlan:
             for needed in self.read_only:
                 if needed != secret and is_within(needed, secret):
                     args += ["--ro-bind", str(needed), str(needed)]
-        for path in PRIVATE_TMP:
-            args += ["--perms", "01777", "--tmpfs", path]
+        for private in PRIVATE_TMP:
+            args += ["--perms", "01777", "--tmpfs", private]
         for host, inside in self.writable:
             args += ["--bind", str(host), inside]
         return args

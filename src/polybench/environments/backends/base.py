@@ -60,6 +60,16 @@ class Backend(ABC):
         """What keeps this backend from working here (empty when it can run)."""
         return []
 
+    def isolation(self, settings: ProviderSettings) -> str | None:
+        """What isolates this backend's sandboxes with these settings (``none`` when
+        nothing does), or None when only a sandbox can say (``Sandbox.isolation``)."""
+        return None
+
+    def unisolated_by_request(self, settings: ProviderSettings) -> bool:
+        """True when the user asked for sandboxes without isolation in so many words (the
+        local backend's ``--isolation none``): untrusted code may then run unisolated."""
+        return False
+
     def metadata(self, settings: ProviderSettings) -> dict[str, object]:
         """What a run records about its backend in ``run.json``."""
         options = self.options(settings.options).model_dump(mode="json")

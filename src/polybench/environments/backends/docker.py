@@ -101,6 +101,10 @@ class DockerBackend(Backend):
         images = ImageManager(settings.repo_store(), image)
         return DockerProvider(images, limits, history=settings.history)
 
+    def isolation(self, settings: ProviderSettings) -> str:
+        """``docker``: a container of its own per sandbox."""
+        return "docker"
+
     def self_check(self, settings: ProviderSettings) -> list[str]:
         """The Docker daemon must answer."""
         from polybench.sandbox.docker import DockerUnavailable, docker_client

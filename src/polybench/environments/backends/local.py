@@ -13,7 +13,8 @@ from polybench.environments.backends.settings import ProviderSettings
 from polybench.environments.hiding import answer_paths
 from polybench.environments.manager import EnvironmentManager
 from polybench.environments.provider import LocalProvider, SandboxProvider
-from polybench.sandbox.local import bubblewrap_available
+from polybench.sandbox.boundary import current_boundary
+from polybench.sandbox.local import bubblewrap_available, bubblewrap_problem
 
 
 class LocalOptions(BaseModel):
@@ -22,8 +23,9 @@ class LocalOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     isolation: Literal["auto", "bubblewrap", "none"] = "auto"
-    """``bubblewrap`` (no network, read-only host, private /tmp), ``none``, or ``auto``
-    (bubblewrap when it works here)."""
+    """``bubblewrap`` (the boundary of :mod:`polybench.sandbox.boundary`), ``none``
+    (commands run on this machine as the harness's user), or ``auto`` (bubblewrap when
+    it works here; without it, untrusted code is refused unless ``none`` is asked for)."""
 
 
 def default_hidden(settings: ProviderSettings) -> list[Path]:
@@ -51,11 +53,40 @@ class LocalBackend(Backend):
             settings.repo_store(),
             environments,
             work_dir=settings.work_dir,
-            isolation=options.isolation,
+            isolation=self.isolation(settings),
             allow_network=settings.allow_network,
             hidden_paths=tuple(settings.hide or default_hidden(settings)),
             history=settings.history,
+            mounts=tuple(settings.mounts),
         )
+
+    def isolation(self, settings: ProviderSettings) -> str:
+        """``bubblewrap`` or ``none``: ``auto`` resolved on this machine."""
+        options = self.options(settings.options)
+        assert isinstance(options, LocalOptions)
+        if options.isolation == "auto":
+            return "bubblewrap" if bubblewrap_available() else "none"
+        return options.isolation
+
+    def unisolated_by_request(self, settings: ProviderSettings) -> bool:
+        """True for ``--isolation none``."""
+        options = self.options(settings.options)
+        assert isinstance(options, LocalOptions)
+        return options.isolation == "none"
+
+    def metadata(self, settings: ProviderSettings) -> dict[str, object]:
+        """The options, with the isolation actually used and what it is made of."""
+        record = super().metadata(settings)
+        isolation = self.isolation(settings)
+        record["requested_isolation"] = record.get("isolation")
+        record["isolation"] = isolation
+        boundary = current_boundary()
+        if isolation == "bubblewrap" and boundary is not None:
+            record["isolation_layers"] = list(boundary.layers)
+            record["isolation_missing"] = list(boundary.missing)
+        elif isolation == "none":
+            record["isolation_missing"] = [bubblewrap_problem() or "not asked for"]
+        return record
 
     def self_check(self, settings: ProviderSettings) -> list[str]:
         """git must exist; bubblewrap must work when it is asked for."""

@@ -37,6 +37,9 @@ class ProviderSettings(BaseModel):
     hide: list[Path] = Field(default_factory=list)
     """Host paths that hold answers (caches, dataset files, run folders): backends that
     share the host's file system keep them out of sandboxes."""
+    mounts: list[Path] = Field(default_factory=list)
+    """Host folders sandboxes must see read-only besides the environment (an agent
+    command's own installation, say), for backends that share the host's file system."""
     history: str = "base"
     """How much of the repository's history sandboxes keep: ``base`` (the base commit)
     or ``full`` (every ancestor too); never anything newer."""
