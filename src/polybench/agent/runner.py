@@ -57,6 +57,7 @@ from polybench.runner.run import safe_dir_name
 from polybench.runner.spec import build_spec
 from polybench.runner.steps import harness_env, prepare, python_facts
 from polybench.sandbox.base import SandboxError
+from polybench.seal import read_sealed, write_sealed
 
 PREDICTIONS_FILE = "predictions.jsonl"
 TRAJECTORIES = "trajectories"
@@ -129,6 +130,9 @@ class AgentRunReport(BaseModel):
     network: str = ""
     ran: list[str] = Field(default_factory=list)
     reused: list[str] = Field(default_factory=list)
+    untrusted: str | None = None
+    """Why the saved predictions of an earlier attempt were not reused (their seal failed:
+    changed outside the harness), or None."""
 
     @property
     def predictions_file(self) -> Path:
@@ -153,18 +157,27 @@ def _instances(config: AgentRunConfig) -> list[Instance]:
     return [i for i in instances if i.instance_id in set(wanted)]
 
 
-def read_records(path: Path) -> dict[str, AgentRecord]:
-    """The records of an agent run's ``predictions.jsonl`` (unreadable lines are skipped)."""
+def parse_records(text: str) -> dict[str, AgentRecord]:
+    """The records of an agent run's ``predictions.jsonl`` text (bad lines are skipped)."""
     records: dict[str, AgentRecord] = {}
-    if not path.exists():
-        return records
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    for line in text.splitlines():
         try:
             record = AgentRecord.model_validate_json(line)
         except ValueError:
             continue
         records[record.instance_id] = record
     return records
+
+
+def read_records(path: Path) -> tuple[dict[str, AgentRecord], str | None]:
+    """The records saved by an earlier attempt of the run, when their seal holds
+    (:mod:`polybench.seal`); otherwise none, and why."""
+    found = read_sealed(path)
+    if found.data is None:
+        return {}, None
+    if found.problem is not None:
+        return {}, found.problem
+    return parse_records(found.data.decode("utf-8", errors="replace")), None
 
 
 class _RecordBook:
@@ -179,7 +192,7 @@ class _RecordBook:
         with self._lock:
             self.records[record.instance_id] = record
             lines = [self.records[key].line() for key in sorted(self.records)]
-            atomic_write_text(self.path, "".join(line + "\n" for line in lines))
+            write_sealed(self.path, "".join(line + "\n" for line in lines))
 
 
 def _settings(config: AgentRunConfig, run_dir: Path, repo_dir: Path | None) -> ProviderSettings:
@@ -288,7 +301,8 @@ def run_agents(
             indent=2,
         ),
     )
-    book = _RecordBook(run_dir / PREDICTIONS_FILE, read_records(run_dir / PREDICTIONS_FILE))
+    saved, untrusted = read_records(run_dir / PREDICTIONS_FILE)
+    book = _RecordBook(run_dir / PREDICTIONS_FILE, saved)
     reused = [
         i.instance_id
         for i in instances
@@ -321,7 +335,12 @@ def run_agents(
     elif todo:
         _run_here(config, settings, todo, run_dir, done)
     return AgentRunReport(
-        run_dir=run_dir, records=book.records, network=network, ran=ran, reused=reused
+        run_dir=run_dir,
+        records=book.records,
+        network=network,
+        ran=ran,
+        reused=reused,
+        untrusted=untrusted,
     )
 
 

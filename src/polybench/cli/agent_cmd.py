@@ -166,6 +166,9 @@ def run_command(
     except AgentInputError as exc:
         err_console.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from exc
+    if report.untrusted is not None:
+        said = f"the saved predictions of this run id were redone: {report.untrusted}"
+        err_console.print(f"[yellow]warning:[/yellow] {escape(said)}")
     records = report.records.values()
     calls = sum(r.api_calls for r in records)
     tokens_in = sum(r.usage.get("input_tokens", 0) for r in records)

@@ -82,6 +82,9 @@ def print_report(report: RunReport) -> None:
     from polybench.report.run_report import summary_lines
 
     summary = report.summary
+    for instance_id, why in summary.untrusted_results.items():
+        said = f"the saved result of {instance_id} was redone: {why}"
+        err_console.print(f"[yellow]warning:[/yellow] {escape(said)}")
     console.print(results_table(summary))
     for line in summary_lines(summary):
         console.print(line, markup=False, highlight=False)

@@ -66,6 +66,7 @@ def validate_command(
     )
     from polybench.dataset.builtin import repo_dir_or_env
     from polybench.environments.backends import build_provider
+    from polybench.environments.backends.consent import decide_isolation
     from polybench.paths import cache_root
 
     try:
@@ -82,7 +83,11 @@ def validate_command(
     repo_dir = repo_dir_or_env(repo_dir)
     work_dir = work_dir or output.with_name(output.name + ".validation")
     report_path = report or output.with_name(output.name + ".validation.json")
-    provider = build_provider(choice.settings(repo_dir=repo_dir, cache_dir=cache_root()))
+    settings = choice.settings(repo_dir=repo_dir, cache_dir=cache_root())
+    warning = decide_isolation(settings, None).warning
+    if warning is not None:
+        err_console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
+    provider = build_provider(settings)
     validator = Validator(provider, runs=runs, timeout=timeout, log_dir=work_dir)
     console.print(f"validating {len(instances)} instances, {runs} runs before and after the fix")
     results = validate_all(
@@ -92,6 +97,10 @@ def validate_command(
         results_dir=work_dir,
         force=force,
         on_result=lambda result, reused: console.print(_line(result, reused)),
+        on_untrusted=lambda instance_id, why: err_console.print(
+            "[yellow]warning:[/yellow] "
+            + escape(f"the saved verdict of {instance_id} is redone: {why}")
+        ),
     )
     kept = validated_instances(instances, results)
     write_dataset(kept, output)

@@ -8,20 +8,31 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
-from polybench.atomic import atomic_write_text
 from polybench.curation.validate import ValidationResult, Validator
 from polybench.dataset.models import Instance
+from polybench.seal import read_sealed, write_sealed
 
 RESULT_FILE = "result.json"
 
 
-def _saved(results_dir: Path | None, instance_id: str) -> ValidationResult | None:
+def _saved(
+    results_dir: Path | None,
+    instance_id: str,
+    on_untrusted: Callable[[str, str], None] | None,
+) -> ValidationResult | None:
+    """A saved verdict to reuse: sealed by this harness (:mod:`polybench.seal`)."""
     if results_dir is None:
         return None
-    path = results_dir / instance_id / RESULT_FILE
+    found = read_sealed(results_dir / instance_id / RESULT_FILE)
+    if found.data is None:
+        return None
+    if found.problem is not None:
+        if on_untrusted is not None:
+            on_untrusted(instance_id, found.problem)
+        return None
     try:
-        saved = ValidationResult.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        saved = ValidationResult.model_validate_json(found.data)
+    except ValueError:
         return None
     return saved if saved.status in ("valid", "invalid") else None
 
@@ -33,16 +44,18 @@ def validate_all(
     results_dir: Path | None = None,
     force: bool = False,
     on_result: Callable[[ValidationResult, bool], None] | None = None,
+    on_untrusted: Callable[[str, str], None] | None = None,
 ) -> dict[str, ValidationResult]:
     """Validate every instance, reusing verdicts saved in ``results_dir`` unless ``force``.
 
-    Each verdict is saved as soon as it is known, so a killed run resumes; errors are not
-    reused. ``on_result(result, reused)`` is called for every instance.
+    Each verdict is saved (sealed) as soon as it is known, so a killed run resumes;
+    errors are not reused, nor is a verdict whose seal fails (``on_untrusted(id, why)``
+    is told). ``on_result(result, reused)`` is called for every instance.
     """
     results: dict[str, ValidationResult] = {}
     todo = []
     for instance in instances:
-        saved = None if force else _saved(results_dir, instance.instance_id)
+        saved = None if force else _saved(results_dir, instance.instance_id, on_untrusted)
         if saved is not None:
             results[instance.instance_id] = saved
             if on_result is not None:
@@ -54,7 +67,7 @@ def validate_all(
         result = validator.validate(instance)
         if results_dir is not None:
             path = results_dir / instance.instance_id / RESULT_FILE
-            atomic_write_text(path, result.model_dump_json(indent=1))
+            write_sealed(path, result.model_dump_json(indent=1))
         return result
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:

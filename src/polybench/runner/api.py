@@ -328,4 +328,5 @@ def _summarise(
         isolation=isolations,
         wall_seconds=round(outcome.wall_seconds, 2),
         reused_results=len(outcome.reused),
+        untrusted_results=dict(outcome.untrusted),
     )

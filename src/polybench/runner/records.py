@@ -93,6 +93,9 @@ class RunSummary(BaseModel):
     unresolved_ids: list[str] = Field(default_factory=list)
     error_ids: list[str] = Field(default_factory=list)
     empty_patch_ids: list[str] = Field(default_factory=list)
+    untrusted_results: dict[str, str] = Field(default_factory=dict)
+    """Saved results of an earlier attempt that were redone because their seal failed
+    (changed outside the harness): instance id -> why."""
     no_prediction_ids: list[str] = Field(default_factory=list)
     not_run_ids: list[str] = Field(default_factory=list)
     """Instances with a prediction that an interrupted run did not reach."""

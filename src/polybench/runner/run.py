@@ -19,7 +19,6 @@ from typing import Any
 from pydantic import ValidationError
 
 from polybench import __version__
-from polybench.atomic import atomic_write_text
 from polybench.dataset.models import Instance, Prediction
 from polybench.dataset.predictions import PredictionSet
 from polybench.grading.result import ErrorKind, InstanceResult, Status
@@ -27,6 +26,7 @@ from polybench.runner.artifacts import InstanceArtifacts
 from polybench.runner.instance import InstanceRunner, patch_digest
 from polybench.runner.records import RunMetadata, write_metadata
 from polybench.sandbox.cancel import Cancelled, cancel_all
+from polybench.seal import read_sealed, write_sealed
 
 RETRIED_ERRORS = {
     ErrorKind.SANDBOX_FAILED,
@@ -81,6 +81,8 @@ class RunOutcome:
     reused: list[str] = field(default_factory=list)
     evaluated: list[str] = field(default_factory=list)
     wall_seconds: float = 0.0
+    untrusted: dict[str, str] = field(default_factory=dict)
+    """Saved results not reused because their seal failed: instance id -> why."""
 
 
 def load_result(path: Path) -> InstanceResult | None:
@@ -92,8 +94,9 @@ def load_result(path: Path) -> InstanceResult | None:
 
 
 def write_result(artifacts: InstanceArtifacts, result: InstanceResult) -> None:
-    """Write ``result.json`` last: its presence marks the instance as finished."""
-    atomic_write_text(artifacts.path("result.json"), result.model_dump_json(indent=2))
+    """Write ``result.json`` (sealed: :mod:`polybench.seal`) last: its presence marks the
+    instance as finished."""
+    write_sealed(artifacts.path("result.json"), result.model_dump_json(indent=2))
 
 
 class OutputDirectoryError(RuntimeError):
@@ -150,19 +153,28 @@ def dead_disk_in(reason: str) -> OSError | None:
     return None
 
 
-def finished_result(plan: RunPlan, instance: Instance) -> InstanceResult | None:
-    """The recorded result of ``instance`` when it can be reused: a verdict for the same
-    patch. Infrastructure errors are always redone (they say nothing about the patch);
-    ``force`` redoes everything."""
+def finished_result(plan: RunPlan, instance: Instance) -> tuple[InstanceResult | None, str | None]:
+    """The recorded result of ``instance`` when it can be reused (a verdict for the same
+    patch, sealed by this harness), and why a saved result was not trusted. Infrastructure
+    errors are always redone (they say nothing about the patch); ``force`` redoes
+    everything."""
     if plan.force:
-        return None
+        return None, None
     prediction = plan.predictions.predictions[instance.instance_id]
-    previous = load_result(plan.artifacts_for(instance.instance_id).path("result.json"))
-    if previous is None or previous.patch_sha256 != patch_digest(prediction.model_patch):
-        return None
+    saved = read_sealed(plan.artifacts_for(instance.instance_id).path("result.json"))
+    if saved.data is None:
+        return None, None
+    if saved.problem is not None:
+        return None, saved.problem
+    try:
+        previous = InstanceResult.model_validate_json(saved.data)
+    except (ValidationError, ValueError):
+        return None, None
+    if previous.patch_sha256 != patch_digest(prediction.model_patch):
+        return None, None
     if previous.status is Status.ERROR:
-        return None
-    return previous
+        return None, None
+    return previous, None
 
 
 def prepare_run(plan: RunPlan) -> tuple[RunOutcome, list[Instance]]:
@@ -178,7 +190,9 @@ def prepare_run(plan: RunPlan) -> tuple[RunOutcome, list[Instance]]:
     for instance in plan.instances:
         if instance.instance_id not in plan.predictions.predictions:
             continue
-        previous = finished_result(plan, instance)
+        previous, untrusted = finished_result(plan, instance)
+        if untrusted is not None:
+            outcome.untrusted[instance.instance_id] = untrusted
         if previous is not None:
             outcome.results[instance.instance_id] = previous
             outcome.reused.append(instance.instance_id)
