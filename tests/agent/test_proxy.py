@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -136,14 +137,56 @@ def test_responses_api_is_metered(proxy: MeteringProxy, upstream: ScriptedChatSe
     )
 
 
-def test_other_routes_pass_but_are_not_metered(
+@pytest.mark.parametrize(
+    "method, suffix",
+    [
+        ("GET", "/models"),
+        ("POST", "/./chat/completions"),
+        ("POST", "/v1/./chat/completions"),
+        ("POST", "/../chat/completions"),
+        ("POST", "/chat/completions/../../../admin"),
+        ("POST", "/%2e/chat/completions"),
+        ("POST", "/chat%2Fcompletions"),
+        ("POST", "//chat/completions"),
+        ("POST", "/chat/completions/"),
+        ("POST", "/embeddings"),
+        ("POST", "/files"),
+        ("GET", "/chat/completions"),
+        ("DELETE", "/responses"),
+    ],
+)
+def test_only_the_metered_endpoints_are_forwarded(
+    proxy: MeteringProxy, upstream: ScriptedChatServer, method: str, suffix: str
+) -> None:
+    """What the proxy does not count never reaches upstream with the key: another
+    endpoint, another method, or a metered path spelled with dot segments, encoded or
+    doubled slashes (served upstream after normalisation, it would go uncounted)."""
+    token = proxy.register()
+    with socket.create_connection(("127.0.0.1", int(proxy.url.rsplit(":", 1)[1]))) as raw:
+        body = b'{"model": "m", "messages": []}'
+        request = (
+            f"{method} /i/{token}{suffix} HTTP/1.1\r\nHost: x\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+            "Connection: close\r\n\r\n"
+        ).encode() + body
+        raw.sendall(request)
+        answer = raw.makefile("rb").read()
+    assert answer.startswith(b"HTTP/1.1 404"), answer[:200]
+    assert upstream.requests == [] and upstream.paths == []
+    assert proxy.usage_for(token) == ProxyUsage()
+
+
+def test_the_metered_endpoints_are_forwarded_with_or_without_v1(
     proxy: MeteringProxy, upstream: ScriptedChatServer
 ) -> None:
     token = proxy.register()
-    answer = httpx.get(f"{proxy.base_url_for(token)}/models")
-    assert answer.status_code == 200
-    assert answer.json()["data"][0]["id"] == "fake-model"
-    assert proxy.usage_for(token) == ProxyUsage()
+    root = proxy.base_url_for(token).removesuffix("/v1")
+    messages = [{"role": "user", "content": "use 5 1 0"}]
+    for base in (f"{root}/v1", root):
+        answer = httpx.post(f"{base}/chat/completions", json={"model": "m", "messages": messages})
+        assert answer.status_code == 200, answer.text
+    assert upstream.paths == ["/v1/chat/completions", "/v1/chat/completions"]
+    assert proxy.usage_for(token) == ProxyUsage(calls=2, input_tokens=10, output_tokens=2)
 
 
 def test_unknown_token_is_refused(proxy: MeteringProxy, upstream: ScriptedChatServer) -> None:

@@ -6,10 +6,14 @@ ever sees the token), and the usage reported in the responses is added up per to
 so parallel runs are counted apart. Bodies go back unchanged; streamed responses are
 passed on chunk by chunk as they arrive.
 
-Metered routes are ``chat/completions`` and ``responses``. A streamed chat completion
-reports usage only in its final chunk when the request set
-``stream_options.include_usage``; without it the call is counted with unknown tokens.
-Unregistered tokens get HTTP 404, so nothing else on the machine can use the key.
+The proxy forwards exactly what it meters: ``POST`` to ``chat/completions``,
+``responses`` or ``completions`` (after ``/v1`` or not), spelled exactly so. Any other
+method or path (another endpoint, a ``.`` or ``..`` segment, an encoded or doubled
+slash) gets HTTP 404 and never reaches upstream, so the key serves nothing that is not
+counted. A streamed chat completion reports usage only in its final chunk when the
+request set ``stream_options.include_usage``; without it the call is counted with
+unknown tokens. Unregistered tokens get HTTP 404, so nothing else on the machine can use
+the key.
 
 Besides its TCP port, the proxy can answer on Unix sockets (:meth:`MeteringProxy.listen_unix`):
 a sandbox without a network reaches it through such a socket bound into its file system.
@@ -33,8 +37,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import httpx
 
-_ROUTE = re.compile(r"^/i/([A-Za-z0-9_-]{1,128})(/[^?]*)?(\?.*)?$")
-_METERED = {"/chat/completions": "chat", "/responses": "responses"}
+_ROUTE = re.compile(r"^/i/([A-Za-z0-9_-]{1,128})(/[^?#]*)?(\?[^#]*)?$")
+_METERED = {"/chat/completions": "chat", "/responses": "responses", "/completions": "completions"}
+"""The endpoints forwarded (``POST`` only), each counted."""
 # Hop-by-hop and framing headers are set by each side itself; credentials are replaced.
 _DROPPED_REQUEST_HEADERS = {
     "host",
@@ -409,9 +414,15 @@ class _ProxyHandler(BaseHTTPRequestHandler):
             self._body()
             return self._reply_error(404, "unknown proxy route or token")
         token, rest, query = match[1], match[2] or "/", match[3] or ""
-        suffix = rest[3:] if rest == "/v1" or rest.startswith("/v1/") else rest
-        metered = _METERED.get(suffix.rstrip("/")) if self.command == "POST" else None
+        suffix = rest[3:] if rest.startswith("/v1/") else rest
+        metered = _METERED.get(suffix) if self.command == "POST" else None
         body = self._body()
+        if metered is None:
+            return self._reply_error(
+                404,
+                f"the proxy forwards only POST to {', '.join(sorted(_METERED))} "
+                f"(not {self.command} {rest})",
+            )
         headers = {
             name: value
             for name, value in self.headers.items()
