@@ -73,6 +73,12 @@ def docker_available() -> bool:
     return True
 
 
+CONTAINER_CAPABILITIES = ("CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID")
+"""What a container's root keeps: owning and changing its own files and processes, as the
+official images' tests (run as root) expect. Gone: mounting, raw sockets, device nodes,
+changing root, capabilities of files, binding low ports, auditing, and the rest."""
+
+
 @dataclass(frozen=True)
 class ContainerLimits:
     """Resources and network of a sandbox container.
@@ -89,8 +95,14 @@ class ContainerLimits:
     lifetime: float = DEFAULT_LIFETIME_SECONDS
 
     def create_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments of ``containers.create`` for these limits."""
-        kwargs: dict[str, Any] = {"network_mode": "bridge" if self.allow_network else "none"}
+        """Keyword arguments of ``containers.create`` for these limits and the boundary:
+        every capability dropped but :data:`CONTAINER_CAPABILITIES`, no new privileges."""
+        kwargs: dict[str, Any] = {
+            "network_mode": "bridge" if self.allow_network else "none",
+            "cap_drop": ["ALL"],
+            "cap_add": list(CONTAINER_CAPABILITIES),
+            "security_opt": ["no-new-privileges:true"],
+        }
         if self.memory:
             kwargs["mem_limit"] = self.memory
             kwargs["memswap_limit"] = self.memory

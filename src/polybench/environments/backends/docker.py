@@ -105,6 +105,21 @@ class DockerBackend(Backend):
         """``docker``: a container of its own per sandbox."""
         return "docker"
 
+    def metadata(self, settings: ProviderSettings) -> dict[str, object]:
+        """The options, and what the containers' boundary is made of."""
+        from polybench.sandbox.docker_client import CONTAINER_CAPABILITIES
+
+        record = super().metadata(settings)
+        record["isolation"] = "docker"
+        record["isolation_layers"] = [
+            "a container per sandbox (its own file system, processes and network)",
+            f"capabilities {', '.join(CONTAINER_CAPABILITIES)} only",
+            "no new privileges",
+            "the engine's default seccomp profile",
+            "no host socket or folder mounted",
+        ]
+        return record
+
     def self_check(self, settings: ProviderSettings) -> list[str]:
         """The Docker daemon must answer."""
         from polybench.sandbox.docker import DockerUnavailable, docker_client
