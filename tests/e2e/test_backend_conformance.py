@@ -22,13 +22,14 @@ from polybench.environments.backends import (
     build_provider,
     register_backend,
 )
-from polybench.environments.conformance import CHECKS, run_conformance
+from polybench.environments.boundary_checks import BOUNDARY_CHECKS
+from polybench.environments.conformance import ALL_CHECKS, run_conformance
 from polybench.environments.provider import ReadySandbox, SandboxProvider
 from polybench.sandbox.base import ExecResult, Sandbox
 from tests.helpers.docker_fixtures import docker_bases, docker_settings  # noqa: F401
 
 PLUGIN = Path(__file__).resolve().parents[1] / "plugins" / "dirbox"
-EVERY_CHECK = {*CHECKS, "cleanup"}
+EVERY_CHECK = {*ALL_CHECKS, "cleanup"}
 WRONG_PATCH = """diff --git a/NOTES.md b/NOTES.md
 new file mode 100644
 --- /dev/null
@@ -49,7 +50,7 @@ def _backend_params() -> list[Any]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", _backend_params())
-def test_every_registered_backend_conforms(
+def test_every_registered_isolating_backend_conforms(
     backend: str, cache_env: Path, request: pytest.FixtureRequest
 ) -> None:
     options: dict[str, object] = {}
@@ -65,22 +66,24 @@ def test_every_registered_backend_conforms(
         assert all(check.status == "passed" for check in report.checks)
 
 
-def test_the_unisolated_local_backend_conforms_but_cannot_take_the_network(
+def test_the_unisolated_local_backend_keeps_the_contract_but_is_not_a_boundary(
     cache_env: Path,
 ) -> None:
     report = run_conformance(
         ProviderSettings(backend="local", options={"isolation": "none"}),
-        only=["checkout", "history", "host-environment", "network"],
+        only=["checkout", "history", "host-environment", "network", *BOUNDARY_CHECKS],
     )
-    assert report.ok and report.isolation == "none"
+    assert not report.ok and report.isolation == "none"
     statuses = {check.name: check.status for check in report.checks}
     assert statuses == {
         "checkout": "passed",
         "history": "passed",
         "host-environment": "passed",
         "network": "skipped",
+        **{name: "failed" for name in BOUNDARY_CHECKS},
         "cleanup": "passed",
     }
+    assert {check.name for check in report.boundary_failures} == set(BOUNDARY_CHECKS)
 
 
 class _LeakyBox:
@@ -193,9 +196,13 @@ def test_a_backend_from_another_package_is_found_checked_and_runs_instances(
     assert "dirbox" in listed.stdout and "entry point" in listed.stdout
 
     checked = _polybench(env, "backends", "check", "dirbox")
-    assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert "backend dirbox (isolation none) conforms" in checked.stdout
-    assert "0 failed" in checked.stdout
+    # It keeps every promise of the contract, but nothing isolates its sandboxes.
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    said = (
+        f"backend dirbox (isolation none) does NOT conform (not a boundary: {len(BOUNDARY_CHECKS)}"
+    )
+    assert said in checked.stdout
+    assert f"{len(BOUNDARY_CHECKS)} failed" in checked.stdout
 
     ids = ["polybench-mini__timespan-34", "polybench-mini__hues-41"]
     wrong = tmp_path / "wrong.jsonl"

@@ -83,6 +83,8 @@ def check_command(
     console.print(table)
     passed = sum(check.status == "passed" for check in report.checks)
     verdict = "conforms" if report.ok else "does NOT conform"
+    if report.boundary_failures:
+        verdict += f" (not a boundary: {len(report.boundary_failures)} boundary checks failed)"
     console.print(
         f"backend {escape(report.backend)} (isolation {escape(report.isolation or '?')}) "
         f"{verdict}: {passed} passed, {len(report.failures)} failed, "

@@ -33,6 +33,8 @@ class ErrorKind(str, Enum):
     NO_TEST_RESULTS = "no_test_results"
     UNKNOWN_PARSER = "unknown_parser"
     HARNESS_ERROR = "harness_error"
+    UNISOLATED_REFUSED = "unisolated_refused"
+    """The sandbox was not isolated and the prediction is not the dataset's own."""
 
 
 class InstanceResult(BaseModel):

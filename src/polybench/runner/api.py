@@ -238,7 +238,12 @@ def evaluate(
         raise InputError(str(exc)) from exc
     if decision.warning is not None:
         plan.warnings.append(decision.warning)
-    run_settings = RunSettings(timeout=config.timeout, rule=config.rule, canaries=config.canaries)
+    run_settings = RunSettings(
+        timeout=config.timeout,
+        rule=config.rule,
+        canaries=config.canaries,
+        refuse_unisolated=decision.isolation is None and _untrusted(config) is not None,
+    )
     try:
         runner = make_runner(
             config.executor,

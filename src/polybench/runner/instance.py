@@ -56,6 +56,9 @@ class RunSettings:
     keep_sandbox: bool = False
     rule: str = Rule.STRICT.value
     canaries: bool = True
+    refuse_unisolated: bool = False
+    """Refuse sandboxes that say their isolation is ``none`` (untrusted predictions the
+    user did not ask to run unisolated, on a backend that could not say beforehand)."""
 
 
 class _Infrastructure(Exception):
@@ -178,6 +181,13 @@ class InstanceRunner:
         ready = provide(self.provider, instance, artifacts)
         timer.measure("setup", started)
         result.isolation = ready.sandbox.isolation
+        if self.settings.refuse_unisolated and ready.sandbox.isolation == "none":
+            ready.sandbox.cleanup()
+            raise _Infrastructure(
+                ErrorKind.UNISOLATED_REFUSED,
+                "the backend's sandbox is not isolated; an untrusted prediction does not run "
+                "in it unless unisolated runs are asked for",
+            )
         result.environment = ready.environment.recipe
         result.environment_reused = ready.environment.reused
         result.environment_rebuilt = ready.environment.rebuilt

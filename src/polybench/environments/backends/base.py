@@ -66,9 +66,11 @@ class Backend(ABC):
         return None
 
     def unisolated_by_request(self, settings: ProviderSettings) -> bool:
-        """True when the user asked for sandboxes without isolation in so many words (the
-        local backend's ``--isolation none``): untrusted code may then run unisolated."""
-        return False
+        """True when choosing these settings asks for sandboxes without isolation: untrusted
+        code may then run unisolated. By default, choosing a backend that says its
+        sandboxes are not isolated is that request (the local backend asks for
+        ``--isolation none`` in so many words instead)."""
+        return self.isolation(settings) == "none"
 
     def metadata(self, settings: ProviderSettings) -> dict[str, object]:
         """What a run records about its backend in ``run.json``."""

@@ -50,6 +50,10 @@ class DirBoxBackend(Backend):
     name = "dirbox"
     description = "plain folders and process groups (a third-party example; no isolation)"
 
+    def isolation(self, settings: ProviderSettings) -> str:
+        """``none``: commands run in plain folders of this machine."""
+        return "none"
+
     def provider(self, settings: ProviderSettings) -> SandboxProvider:
         """A :class:`DirBoxProvider` for ``settings``."""
         self.options(settings.options)
