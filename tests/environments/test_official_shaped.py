@@ -94,9 +94,8 @@ def test_official_shaped_gold_resolves_in_docker(
     options = ["--backend", "docker", "--base-source", docker_settings.base_source]
     if docker_settings.trust_host_ca:
         options.append("--trust-host-ca")
-    # Official Java images resolve no report plugin while they are built; the official
-    # harness runs test commands with the network, so this run does too.
-    options.append("--allow-network")
+    # No --allow-network: the report plugin only the test command names is fetched while
+    # the environment image is built.
     report = _eval(dataset, repos, tmp_path / "runs", shared_root(tmp_path_factory), *options)
     assert report["resolved_instances"] == report["total_instances"] == 2, report
     assert report["error_instances"] == 0

@@ -24,6 +24,7 @@ from typing import TextIO
 from filelock import FileLock
 
 from polybench.dataset.models import Instance
+from polybench.environments.commandneeds import with_nvm_script
 from polybench.environments.dockerfile import CHECKOUT, ENV_DIR, WORKDIR
 from polybench.environments.errors import ProvisionError
 from polybench.environments.layout import Layout, activation_script, capture
@@ -34,7 +35,9 @@ from polybench.environments.toolchains import (
     java_toolchain,
     maven_toolchain,
     node_toolchain,
+    nvm_node_toolchain,
     python_toolchain,
+    write_nvm_script,
     write_shims,
     yarn_toolchain,
 )
@@ -44,6 +47,7 @@ from polybench.sandbox.base import Sandbox
 SETUP_TIMEOUT_SECONDS = 45 * 60
 _COMPLETE_MARKER = ".polybench-complete"
 _SUMMARY_FILE = "toolchain.txt"
+NVM_SCRIPT = "nvm/nvm.sh"
 
 
 class EnvironmentUnavailable(ProvisionError):
@@ -77,6 +81,16 @@ class PreparedEnvironment:
     layout: Layout = field(default_factory=Layout)
     read_only_paths: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    nvm_script: Path | None = None
+    """The environment's ``nvm.sh``: what the test command's ``. /usr/local/nvm/nvm.sh``
+    sources here (it selects the Node versions the environment prepared)."""
+
+    def test_command(self, command: str) -> str:
+        """``command`` as it runs with this environment: an ``nvm.sh`` it sources is the
+        environment's own."""
+        if self.nvm_script is None:
+            return command
+        return with_nvm_script(command, str(self.nvm_script))
 
     def exec_env(self, workdir: str, base_path: str | None = None) -> dict[str, str]:
         """Environment variables for commands in a sandbox whose repository is at ``workdir``."""
@@ -99,6 +113,8 @@ def resolve_toolchain(recipe: Recipe, tools_dir: Path) -> Toolchain:
         python_toolchain(needs.python_version, chain)
     if needs.node:
         node_toolchain(needs.node_version, tools_dir, chain)
+    for version in needs.nvm_node_versions:
+        nvm_node_toolchain(version, tools_dir, chain)
     if needs.yarn:
         yarn_toolchain(tools_dir, chain)
     if needs.java:
@@ -147,6 +163,7 @@ class EnvironmentManager:
                 reused = False
                 self._install(recipe, chain, clone, instance.base_commit, env_dir)
         layout = Layout.load(env_dir)
+        nvm_script = env_dir / NVM_SCRIPT
         return PreparedEnvironment(
             recipe=describe(recipe, key, chain),
             env_dir=env_dir,
@@ -158,6 +175,7 @@ class EnvironmentManager:
             layout=layout,
             read_only_paths=[env_dir, *chain.read_only],
             notes=list(chain.notes),
+            nvm_script=nvm_script if nvm_script.is_file() else None,
         )
 
     @staticmethod
@@ -211,6 +229,8 @@ class EnvironmentManager:
                 write_shims(
                     env_dir / "shims", chain, env_dir / "m2" if recipe.needs.maven else None
                 )
+                if chain.nodes:
+                    write_nvm_script(env_dir / NVM_SCRIPT, chain.nodes)
                 env = self._setup_env(recipe, chain, env_dir)
                 for step in recipe.install:
                     self._run_step(step, checkout, env, chain, log, env_dir)
@@ -255,11 +275,16 @@ class EnvironmentManager:
             text = text.replace(CHECKOUT, str(checkout)).replace(PYTHON, chain.python or "python3")
             return _fill(text, env_dir)
 
+        nvm_script = env_dir / NVM_SCRIPT
+        command = step.command
+        if nvm_script.is_file():
+            command = with_nvm_script(command, str(nvm_script))
+
         step_env = dict(env)
         step_env.update({key: fill(value) for key, value in step.env if key != "PATH"})
         cwd = checkout / step.workdir if step.workdir else checkout
         cwd.mkdir(parents=True, exist_ok=True)
-        self._run(["bash", "-c", fill(step.command)], cwd, log, env_dir, step_env)
+        self._run(["bash", "-c", fill(command)], cwd, log, env_dir, step_env)
 
     @staticmethod
     def _run(
