@@ -204,14 +204,10 @@ def candidates_from_git(
         if wanted is not None and number not in wanted:
             continue
         merges.setdefault(number, _Merge(sha, parents, committed, message, number))
-    if wanted is None:
-        ordered = list(merges.values())
-    else:
-        missing = [n for n in wanted if n not in merges]
-        if missing:
-            merges.update(_named_merges(clone, missing))
-        ordered = [merges[n] for n in wanted if n in merges]
-    for merge in ordered:
+    missing = [n for n in wanted or [] if n not in merges]
+    if missing:
+        merges.update(_named_merges(clone, missing))
+    for merge in merges.values():
         collection.seen += 1
         outcome = _classify(clone, repo, language, rules, issues, merge, wanted is not None)
         if isinstance(outcome, Candidate):
