@@ -51,6 +51,12 @@ RUN . /usr/local/nvm/nvm.sh && nvm install 18 && nvm use 18 && npm ci
 JAVASCRIPT_TEST_COMMAND = (
     "npx mocha --reporter json test/named.test.js test/color.test.js test/parse.test.js"
 )
+# Some official test commands choose their own Node with nvm, another than the one the
+# Dockerfile installed with.
+NVM_NODE = "20"
+JAVASCRIPT_NVM_TEST_COMMAND = (
+    f". /usr/local/nvm/nvm.sh && nvm use {NVM_NODE} && {JAVASCRIPT_TEST_COMMAND}"
+)
 
 
 def _mini(instance_id: str) -> Instance:
@@ -72,6 +78,11 @@ def official_javascript() -> Instance:
     return _mini(JAVASCRIPT_INSTANCE).model_copy(
         update={"Dockerfile": JAVASCRIPT_DOCKERFILE, "test_command": JAVASCRIPT_TEST_COMMAND}
     )
+
+
+def official_javascript_nvm() -> Instance:
+    """hues-41 whose test command selects Node 20 with nvm (the Dockerfile installs 18)."""
+    return official_javascript().model_copy(update={"test_command": JAVASCRIPT_NVM_TEST_COMMAND})
 
 
 def official_instances() -> list[Instance]:

@@ -17,7 +17,9 @@ from tests.e2e.conftest import read_report, run_cli
 from tests.environments.official_shaped import (
     JAVA_INSTANCE,
     JAVASCRIPT_INSTANCE,
+    NVM_NODE,
     official_instances,
+    official_javascript_nvm,
 )
 from tests.helpers.docker_fixtures import docker_bases, docker_settings  # noqa: F401
 from tests.helpers.session_cache import shared_root
@@ -149,3 +151,45 @@ def test_a_patch_that_breaks_compilation_is_unresolved_not_an_error(
         "passed_tests": [],
         "failed_tests": [],
     }
+
+
+def _nvm_dataset(tmp_path: Path) -> tuple[Path, Path]:
+    repos = tmp_path / "repos"
+    materialise_builtin_repos("mini", repos)
+    dataset = tmp_path / "nvm.jsonl"
+    dataset.write_text(official_javascript_nvm().model_dump_json() + "\n")
+    return dataset, repos
+
+
+def _ran_with_nvm_node(out: Path) -> None:
+    result = _result(out, JAVASCRIPT_INSTANCE)
+    assert result["status"] == "resolved", result
+    log = (out / "official" / "instances" / JAVASCRIPT_INSTANCE / "test_output.txt").read_text()
+    assert f"Now using node v{NVM_NODE}." in log, log[:2000]
+
+
+def test_nvm_use_in_the_test_command_on_the_local_backend(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """``. /usr/local/nvm/nvm.sh && nvm use 20`` selects a Node the environment fetched."""
+    dataset, repos = _nvm_dataset(tmp_path)
+    report = _eval(dataset, repos, tmp_path / "runs", shared_root(tmp_path_factory))
+    assert report["resolved_instances"] == 1, report
+    _ran_with_nvm_node(tmp_path / "runs")
+
+
+@pytest.mark.docker
+def test_nvm_use_in_the_test_command_in_docker(
+    docker_bases: object,
+    docker_settings: ImageSettings,
+    tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """The same Node is installed while the image is built; the test runs offline."""
+    dataset, repos = _nvm_dataset(tmp_path)
+    options = ["--backend", "docker", "--base-source", docker_settings.base_source]
+    if docker_settings.trust_host_ca:
+        options.append("--trust-host-ca")
+    report = _eval(dataset, repos, tmp_path / "runs", shared_root(tmp_path_factory), *options)
+    assert report["resolved_instances"] == 1, report
+    _ran_with_nvm_node(tmp_path / "runs")
