@@ -302,6 +302,10 @@ class Validator:
         command = harness_command(ready, spec)
         run = run_tests(ready.sandbox, spec, env, self.timeout, command)
         self._log(instance, f"{phase}-{index}.log", run.executed.output)
+        if run.executed.stdout is not None:
+            # The streams apart too: a report on stdout is graded from stdout alone.
+            self._log(instance, f"{phase}-{index}.stdout.txt", run.executed.stdout)
+            self._log(instance, f"{phase}-{index}.stderr.txt", run.executed.stderr or "")
         where = f"{phase} run {index}"
         facts = run.facts
         if facts.timed_out:

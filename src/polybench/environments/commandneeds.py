@@ -132,11 +132,12 @@ def command_needs(test_command: str) -> CommandNeeds:
             version = _nvm_version(argv)
             if version is not None and version not in versions:
                 versions.append(version)
-        if _program(argv) in ("mvn", "mvnw") and not piped:
+        if _program(argv) in ("mvn", "mvnw"):
             step = _maven_step(setup, argv)
             if all(s.key != step.key for s in steps):
                 steps.append(step)
         elif _is_setup(argv) and not piped:
+            # A command in a pipeline runs in a subshell: its setup does not last.
             setup.append(Segment(segment.text, "&&"))
     return CommandNeeds(tuple(steps), tuple(versions), nvm_script)
 
