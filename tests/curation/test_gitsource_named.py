@@ -10,7 +10,8 @@ them, and with the PR heads a clone gets from ``git fetch origin
   merge commit that does not name it: #3's merge is not on the first-parent line;
 - #4 merged by rebase: its two commits were replayed on ``main``, no subject names it;
 - #5 squashed into one commit whose subject does not name it;
-- #6 named but never opened; #7 opened (its head fetched) but never merged.
+- #6 named but never opened; #7 opened (its head fetched) but never merged;
+- #8 merged with a merge commit that has a subject alone (no description).
 """
 
 from __future__ import annotations
@@ -101,6 +102,14 @@ def _history(tmp_path: Path) -> tuple[Clone, dict[int, tuple[str, str]]]:
     _pull_head(clone, 5, head5)
     expected[5] = (base5, head5)
 
+    base8 = clone.git("rev-parse", "HEAD")
+    clone.git("checkout", "-q", "-b", "eight")
+    head8 = clone.commit("Add eight\n\nEight is needed by the parser.", _change("eight", 8))
+    clone.git("checkout", "-q", "main")
+    clone.git("merge", "-q", "--no-ff", "eight", "-m", "Merge pull request #8 from dev/eight")
+    _pull_head(clone, 8, head8)
+    expected[8] = (base8, head8)
+
     clone.git("checkout", "-q", "-b", "seven")
     head7 = clone.commit("Add seven", _change("seven", 7))
     clone.git("checkout", "-q", "main")
@@ -111,10 +120,10 @@ def _history(tmp_path: Path) -> tuple[Clone, dict[int, tuple[str, str]]]:
 def test_every_named_pull_request_is_kept_with_its_base(tmp_path: Path) -> None:
     clone, expected = _history(tmp_path)
     collection = candidates_from_git(
-        clone.path, REPO, Language.PYTHON, TestPathRules(), numbers=[1, 2, 3, 4, 5, 6, 7]
+        clone.path, REPO, Language.PYTHON, TestPathRules(), numbers=[1, 2, 3, 4, 5, 6, 7, 8]
     )
     kept = {c.pull_number: c for c in collection.candidates}
-    assert sorted(kept) == [1, 2, 3, 4, 5], collection.rejected
+    assert sorted(kept) == [1, 2, 3, 4, 5, 8], collection.rejected
     for number, (base, head) in expected.items():
         candidate = kept[number]
         assert candidate.base_commit == base, number
@@ -126,6 +135,7 @@ def test_every_named_pull_request_is_kept_with_its_base(tmp_path: Path) -> None:
     assert kept[4].problem_statement.startswith("Test four")
     assert any("refs/pull/5/head" in note for note in kept[5].notes)
     assert "calc/five.py" in kept[5].diff and "tests/test_five.py" in kept[5].diff
+    assert kept[8].problem_statement == "Add eight\n\nEight is needed by the parser."
     reasons = {r.item: r.reason for r in collection.rejected}
     assert reasons == {"acme__calc-6": "not_found", "acme__calc-7": "not_merged"}
 
@@ -134,16 +144,19 @@ def test_pull_requests_without_an_issue_are_still_left_out_unless_named(tmp_path
     clone, _ = _history(tmp_path)
     collection = candidates_from_git(clone.path, REPO, Language.PYTHON, TestPathRules())
     assert [c.pull_number for c in collection.candidates] == [1]
-    assert {r.item: r.reason for r in collection.rejected} == {"acme__calc-2": "no_issue"}
+    assert {r.item: r.reason for r in collection.rejected} == {
+        "acme__calc-2": "no_issue",
+        "acme__calc-8": "no_issue",
+    }
 
 
 def test_collect_cli_keeps_the_named_pull_requests_and_says_why(tmp_path: Path) -> None:
     clone, expected = _history(tmp_path)
     out = tmp_path / "c.jsonl"
     args = ["collect", "--from-git", str(clone.path), "--repo", REPO, "--no-api", "-o", str(out)]
-    result = runner.invoke(curation_app(), [*args, "--pr", "1,2,3,4,5"])
+    result = runner.invoke(curation_app(), [*args, "--pr", "1,2,3,4,5,8"])
     assert result.exit_code == 0, result.output
-    assert "5 kept" in result.output
+    assert "6 kept" in result.output
     assert "#2: kept; no issue" in result.output
     written = {c.pull_number: c.base_commit for c in read_jsonl(out, Candidate)}
     assert written == {number: base for number, (base, _head) in expected.items()}

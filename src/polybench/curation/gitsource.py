@@ -389,9 +389,10 @@ def _classify(
     dates = [entry[0] for entry in entries if entry[0]]
     first_commit = min(dates, key=parse_time) if dates else None
     subject = message.splitlines()[0] if message else ""
-    description = message.split("\n", 1)[1].strip() if _MERGE.match(subject) else message
-    if not description and merge.head is not None:
-        description = _message(clone, merge.head)[1]
+    description = message.partition("\n")[2].strip() if _MERGE.match(subject) else message
+    if not description and span.head != merge.sha:
+        # A merge commit with a subject alone: the PR head's message says what it does.
+        description = _message(clone, span.head)[1]
     issue_numbers = [str(i.number) for i in found]
     if issues is None:
         issue_numbers = [str(n) for n in numbers]
