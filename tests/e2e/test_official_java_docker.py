@@ -34,9 +34,8 @@ from polybench.sandbox.docker import docker_client
 from tests.e2e.conftest import read_report, run_cli
 from tests.environments.official_shaped import (
     JAVA_INSTANCE,
-    JAVA_TEST_COMMAND,
-    JAVA_TOOLCHAIN,
     official_java,
+    official_java_hidden,
 )
 from tests.helpers.docker_fixtures import (  # noqa: F401
     docker_bases,
@@ -49,10 +48,6 @@ from tests.helpers.prebuilt import forget, push_official_like
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 TAG = "official"
-# The same goals, run by a program the harness does not read: what the test command
-# needs cannot be seen, so nothing fetches it, and the test run has no network.
-_MAVEN, _, _REPORTS = JAVA_TEST_COMMAND.rpartition(" && ")[2].partition(" ; ")
-HIDDEN_TEST_COMMAND = f"{JAVA_TOOLCHAIN} && bash -c '{_MAVEN}' ; {_REPORTS}"
 
 
 @dataclass(frozen=True)
@@ -183,7 +178,7 @@ def test_a_dependency_the_environment_lacks_is_an_error_not_the_patchs_fault(
     tmp_path: Path,
 ) -> None:
     forget(pushed.value)
-    hidden = official_java().model_copy(update={"test_command": HIDDEN_TEST_COMMAND})
+    hidden = official_java_hidden()
     report, result = _eval(
         _dataset(tmp_path, hidden),
         repos,

@@ -41,6 +41,11 @@ JAVA_TEST_COMMAND = (
     "find target/surefire-reports -name 'TEST-*.xml' | while read f; do cat \"$f\"; done"
 )
 
+# The same goals, run by a program the harness does not read: what the command needs
+# cannot be seen, so nothing fetches it, and tests run without network.
+_MAVEN, _, _REPORTS = JAVA_TEST_COMMAND.rpartition(" && ")[2].partition(" ; ")
+HIDDEN_JAVA_TEST_COMMAND = f"{JAVA_TOOLCHAIN} && bash -c '{_MAVEN}' ; {_REPORTS}"
+
 JAVASCRIPT_DOCKERFILE = """FROM polybench_javascript_base
 
 WORKDIR /testbed
@@ -71,6 +76,12 @@ def official_java() -> Instance:
     return _mini(JAVA_INSTANCE).model_copy(
         update={"Dockerfile": JAVA_DOCKERFILE, "test_command": JAVA_TEST_COMMAND}
     )
+
+
+def official_java_hidden() -> Instance:
+    """tinyini-23 whose test command runs Maven through ``bash -c``: its report plugin is
+    in no environment."""
+    return official_java().model_copy(update={"test_command": HIDDEN_JAVA_TEST_COMMAND})
 
 
 def official_javascript() -> Instance:

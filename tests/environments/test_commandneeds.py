@@ -57,12 +57,13 @@ def test_the_local_backend_sources_its_own_nvm() -> None:
 
 
 def test_docker_prepares_in_a_copy_and_installs_node_with_the_images_nvm() -> None:
-    needs = command_needs(f"{NVM_COMMAND} ; cd /testbed && mvn -B test")
+    needs = command_needs(f"{NVM_COMMAND} ; export JAVA_HOME=/opt/jdk ; cd /testbed && mvn -B test")
     header, node, maven = prepare_lines(needs)
     assert header.startswith("#")
     assert node == "RUN bash -c '. /usr/local/nvm/nvm.sh && nvm install 12'"
     assert f"cp -a /testbed {PREPARE_DIR}" in maven and f"rm -rf {PREPARE_DIR}" in maven
     assert f"cd {PREPARE_DIR} && mvn -B test" in maven and "cd /testbed" not in maven
+    assert "export JAVA_HOME=/opt/jdk && " in maven, "only /testbed is moved"
     assert prepare_lines(command_needs("npx jest")) == []
 
 

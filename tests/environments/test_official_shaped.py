@@ -11,14 +11,19 @@ from pathlib import Path
 
 import pytest
 
+from polybench.curation.validate import Validator
 from polybench.dataset.builtin import materialise_builtin_repos
 from polybench.environments.images.settings import ImageSettings
+from polybench.environments.manager import EnvironmentManager
+from polybench.environments.provider import LocalProvider
+from polybench.environments.repos import RepoStore
 from tests.e2e.conftest import read_report, run_cli
 from tests.environments.official_shaped import (
     JAVA_INSTANCE,
     JAVASCRIPT_INSTANCE,
     NVM_NODE,
     official_instances,
+    official_java_hidden,
     official_javascript_nvm,
 )
 from tests.helpers.docker_fixtures import docker_bases, docker_settings  # noqa: F401
@@ -193,3 +198,33 @@ def test_nvm_use_in_the_test_command_in_docker(
     report = _eval(dataset, repos, tmp_path / "runs", shared_root(tmp_path_factory), *options)
     assert report["resolved_instances"] == 1, report
     _ran_with_nvm_node(tmp_path / "runs")
+
+
+def test_a_dependency_the_local_environment_lacks_is_an_error(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Graded ``error`` (retried), and validation calls it the environment's failure."""
+    repos = tmp_path / "repos"
+    materialise_builtin_repos("mini", repos)
+    dataset = tmp_path / "hidden.jsonl"
+    hidden = official_java_hidden()
+    dataset.write_text(hidden.model_dump_json() + "\n")
+    cache = shared_root(tmp_path_factory)
+    out = tmp_path / "runs"
+    done = run_cli(
+        [
+            *("eval", "--dataset", str(dataset), "--repo-dir", str(repos)),
+            *("--predictions", "gold", "--run-id", "official", "--output-dir", str(out)),
+        ],
+        cache,
+        timeout=2400,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr  # an instance ended in an error
+    result = _result(out, JAVA_INSTANCE)
+    assert result["status"] == "error" and result["error_kind"] == "dependency_unavailable"
+    assert "maven-surefire-report-plugin" in result["reason"] and result["attempts"] == 2
+
+    provider = LocalProvider(RepoStore(repos), EnvironmentManager(cache / "envs"))
+    validated = Validator(provider, runs=1, timeout=1200).validate(hidden)
+    assert validated.status == "error" and validated.kind == "environment", validated
+    assert "the environment lacks what the test command needs" in (validated.reason or "")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import shlex
 
 from polybench.environments.commandneeds import CommandNeeds
-from polybench.environments.dockerfile import CONTAINER_WORKDIR, rewrite
+from polybench.environments.dockerfile import CONTAINER_WORKDIR, map_workdir
 
 PREPARE_DIR = "/tmp/polybench-prepare"
 HEADER = "# polybench: what the test command needs, fetched while the image is built"
@@ -40,7 +40,7 @@ def prepare_lines(needs: CommandNeeds) -> list[str]:
             f"rm -rf {PREPARE_DIR}",
             f"cp -a {CONTAINER_WORKDIR} {PREPARE_DIR}",
             *(
-                f"(cd {PREPARE_DIR} && {rewrite(step.command, [], PREPARE_DIR)})"
+                f"(cd {PREPARE_DIR} && {map_workdir(step.command, PREPARE_DIR)})"
                 for step in needs.steps
             ),
         ]
