@@ -45,3 +45,19 @@ def test_collect_cli_pr_option(
     assert result.exit_code == 0, result.output
     assert "acme/textkit: 3 pull requests seen, 3 kept" in result.output
     assert [c.pull_number for c in read_jsonl(out, Candidate)] == [15, 5, 13]
+
+
+def test_a_named_pull_request_that_closes_no_issue_is_kept_with_a_note(
+    textkit: tuple[Path, list[BuiltPull]], fake_github: FakeGitHub
+) -> None:
+    # Pull request 5 names its issue only through a GitHub link, which is not looked up
+    # here: it closes no issue that polybench can see.
+    with GitHubClient(api_url=fake_github.url, sleep=lambda _s: None) as client:
+        collector = PullCollector(client, TestPathRules(), linked_issues=False)
+        every = collector.collect(REPO, Language.PYTHON)
+        named = collector.collect(REPO, Language.PYTHON, numbers=[5])
+    assert "acme__textkit-5" in {r.item for r in every.rejected if r.reason == "no_issue"}
+    (kept,) = named.candidates
+    assert kept.pull_number == 5 and kept.issue_numbers == []
+    assert kept.notes and kept.notes[0].startswith("no issue: it closes none")
+    assert kept.problem_statement.startswith("Allow lines exactly as long as the width")

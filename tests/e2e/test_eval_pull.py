@@ -13,7 +13,6 @@ registry and removed here, so that every test has to pull it back.
 
 from __future__ import annotations
 
-import io
 import json
 import uuid
 from collections.abc import Iterator
@@ -22,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from docker.errors import ImageNotFound
 
 from polybench.dataset.builtin import load_builtin, materialise_builtin_repos
 from polybench.dataset.models import Instance
@@ -30,7 +28,7 @@ from polybench.environments.docker_provider import DockerProvider
 from polybench.environments.images.manager import ImageManager
 from polybench.environments.images.settings import ImageSettings, official_image
 from polybench.environments.repos import RepoStore
-from polybench.sandbox.docker import LABEL_PREFIX, ContainerLimits, docker_client
+from polybench.sandbox.docker import ContainerLimits, docker_client
 from tests.e2e.conftest import read_report, run_cli
 from tests.helpers.docker_fixtures import (  # noqa: F401
     TEST_LABEL,
@@ -39,14 +37,15 @@ from tests.helpers.docker_fixtures import (  # noqa: F401
     local_registry,
 )
 from tests.helpers.local_registry import LocalRegistry
+from tests.helpers.prebuilt import MARKER, push_official_like
+from tests.helpers.prebuilt import forget as _forget
+from tests.helpers.prebuilt import is_local as _is_local
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 PUSHED = "polybench-mini__logline-58"
 NOT_PUSHED = "polybench-mini__logline-63"
 TAG = "v1.1"
-MARKER_DIR = "/opt/prebuilt/bin"
-MARKER = "polybench-prebuilt-marker"
 
 
 @dataclass(frozen=True)
@@ -64,46 +63,6 @@ class Prebuilt:
         return f"{TEST_LABEL}={self.value}"
 
 
-def _stream(chunks: Iterator[dict[str, Any]], what: str) -> None:
-    for chunk in chunks:
-        assert "error" not in chunk, f"{what}: {chunk['error']}"
-
-
-def _forget(value: str) -> None:
-    """Remove every image carrying the test label ``value`` (the pulled one included)."""
-    client = docker_client()
-    for image in client.images.list(filters={"label": f"{TEST_LABEL}={value}"}):
-        for tag in image.tags:
-            client.images.remove(tag, force=True)
-
-
-def _is_local(reference: str) -> bool:
-    try:
-        docker_client().images.get(reference)
-    except ImageNotFound:
-        return False
-    return True
-
-
-def _official_like(parent: str, value: str) -> str:
-    """A Dockerfile for an image like an official one made from ``parent``: a layer of its
-    own, its own PATH and variable, and polybench's inherited labels blanked."""
-    client = docker_client()
-    inherited = client.images.get(parent).labels or {}
-    blanked = [f'{key}=""' for key in sorted(inherited) if key.startswith(LABEL_PREFIX)]
-    script = f"#!/bin/sh\\necho prebuilt-{value}\\n"
-    return "\n".join(
-        [
-            f"FROM {parent}",
-            f"RUN mkdir -p {MARKER_DIR} && printf '{script}' > {MARKER_DIR}/{MARKER}"
-            f" && chmod +x {MARKER_DIR}/{MARKER}",
-            f"ENV PATH={MARKER_DIR}:$PATH POLYBENCH_PREBUILT={value}",
-            "LABEL " + " ".join([*blanked, f"{TEST_LABEL}={value}"]),
-            "",
-        ]
-    )
-
-
 @pytest.fixture(scope="module")
 def prebuilt(
     local_registry: LocalRegistry,
@@ -118,23 +77,8 @@ def prebuilt(
     built = ImageManager(RepoStore(repo_dir=repos), docker_settings).ensure_instance(instance)
     value = uuid.uuid4().hex[:12]
     reference = official_image(PUSHED, local_registry.address, TAG)
-    client = docker_client()
-    dockerfile = _official_like(built.tag, value)
-    _stream(
-        client.api.build(
-            fileobj=io.BytesIO(dockerfile.encode()),
-            tag=reference,
-            rm=True,
-            forcerm=True,
-            pull=False,
-            decode=True,
-        ),
-        f"building {reference}",
-    )
     try:
-        repository, _, tag = reference.rpartition(":")
-        _stream(client.api.push(repository, tag=tag, stream=True, decode=True), "push")
-        _forget(value)
+        push_official_like(built.tag, reference, value)
         yield Prebuilt(local_registry.address, reference, value, built.tag)
     finally:
         _forget(value)

@@ -41,6 +41,11 @@ JAVA_TEST_COMMAND = (
     "find target/surefire-reports -name 'TEST-*.xml' | while read f; do cat \"$f\"; done"
 )
 
+# The same goals, run by a program the harness does not read: what the command needs
+# cannot be seen, so nothing fetches it, and tests run without network.
+_MAVEN, _, _REPORTS = JAVA_TEST_COMMAND.rpartition(" && ")[2].partition(" ; ")
+HIDDEN_JAVA_TEST_COMMAND = f"{JAVA_TOOLCHAIN} && bash -c '{_MAVEN}' ; {_REPORTS}"
+
 JAVASCRIPT_DOCKERFILE = """FROM polybench_javascript_base
 
 WORKDIR /testbed
@@ -50,6 +55,12 @@ RUN . /usr/local/nvm/nvm.sh && nvm install 18 && nvm use 18 && npm ci
 """
 JAVASCRIPT_TEST_COMMAND = (
     "npx mocha --reporter json test/named.test.js test/color.test.js test/parse.test.js"
+)
+# Some official test commands choose their own Node with nvm, another than the one the
+# Dockerfile installed with.
+NVM_NODE = "20"
+JAVASCRIPT_NVM_TEST_COMMAND = (
+    f". /usr/local/nvm/nvm.sh && nvm use {NVM_NODE} && {JAVASCRIPT_TEST_COMMAND}"
 )
 
 
@@ -67,11 +78,22 @@ def official_java() -> Instance:
     )
 
 
+def official_java_hidden() -> Instance:
+    """tinyini-23 whose test command runs Maven through ``bash -c``: its report plugin is
+    in no environment."""
+    return official_java().model_copy(update={"test_command": HIDDEN_JAVA_TEST_COMMAND})
+
+
 def official_javascript() -> Instance:
     """hues-41 with an official-style JavaScript ``Dockerfile`` and ``test_command``."""
     return _mini(JAVASCRIPT_INSTANCE).model_copy(
         update={"Dockerfile": JAVASCRIPT_DOCKERFILE, "test_command": JAVASCRIPT_TEST_COMMAND}
     )
+
+
+def official_javascript_nvm() -> Instance:
+    """hues-41 whose test command selects Node 20 with nvm (the Dockerfile installs 18)."""
+    return official_javascript().model_copy(update={"test_command": JAVASCRIPT_NVM_TEST_COMMAND})
 
 
 def official_instances() -> list[Instance]:

@@ -11,13 +11,20 @@ from pathlib import Path
 
 import pytest
 
+from polybench.curation.validate import Validator
 from polybench.dataset.builtin import materialise_builtin_repos
 from polybench.environments.images.settings import ImageSettings
+from polybench.environments.manager import EnvironmentManager
+from polybench.environments.provider import LocalProvider
+from polybench.environments.repos import RepoStore
 from tests.e2e.conftest import read_report, run_cli
 from tests.environments.official_shaped import (
     JAVA_INSTANCE,
     JAVASCRIPT_INSTANCE,
+    NVM_NODE,
     official_instances,
+    official_java_hidden,
+    official_javascript_nvm,
 )
 from tests.helpers.docker_fixtures import docker_bases, docker_settings  # noqa: F401
 from tests.helpers.session_cache import shared_root
@@ -94,9 +101,8 @@ def test_official_shaped_gold_resolves_in_docker(
     options = ["--backend", "docker", "--base-source", docker_settings.base_source]
     if docker_settings.trust_host_ca:
         options.append("--trust-host-ca")
-    # Official Java images resolve no report plugin while they are built; the official
-    # harness runs test commands with the network, so this run does too.
-    options.append("--allow-network")
+    # No --allow-network: the report plugin only the test command names is fetched while
+    # the environment image is built.
     report = _eval(dataset, repos, tmp_path / "runs", shared_root(tmp_path_factory), *options)
     assert report["resolved_instances"] == report["total_instances"] == 2, report
     assert report["error_instances"] == 0
@@ -150,3 +156,75 @@ def test_a_patch_that_breaks_compilation_is_unresolved_not_an_error(
         "passed_tests": [],
         "failed_tests": [],
     }
+
+
+def _nvm_dataset(tmp_path: Path) -> tuple[Path, Path]:
+    repos = tmp_path / "repos"
+    materialise_builtin_repos("mini", repos)
+    dataset = tmp_path / "nvm.jsonl"
+    dataset.write_text(official_javascript_nvm().model_dump_json() + "\n")
+    return dataset, repos
+
+
+def _ran_with_nvm_node(out: Path) -> None:
+    result = _result(out, JAVASCRIPT_INSTANCE)
+    assert result["status"] == "resolved", result
+    log = (out / "official" / "instances" / JAVASCRIPT_INSTANCE / "test_output.txt").read_text()
+    assert f"Now using node v{NVM_NODE}." in log, log[:2000]
+
+
+def test_nvm_use_in_the_test_command_on_the_local_backend(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """``. /usr/local/nvm/nvm.sh && nvm use 20`` selects a Node the environment fetched."""
+    dataset, repos = _nvm_dataset(tmp_path)
+    report = _eval(dataset, repos, tmp_path / "runs", shared_root(tmp_path_factory))
+    assert report["resolved_instances"] == 1, report
+    _ran_with_nvm_node(tmp_path / "runs")
+
+
+@pytest.mark.docker
+def test_nvm_use_in_the_test_command_in_docker(
+    docker_bases: object,
+    docker_settings: ImageSettings,
+    tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """The same Node is installed while the image is built; the test runs offline."""
+    dataset, repos = _nvm_dataset(tmp_path)
+    options = ["--backend", "docker", "--base-source", docker_settings.base_source]
+    if docker_settings.trust_host_ca:
+        options.append("--trust-host-ca")
+    report = _eval(dataset, repos, tmp_path / "runs", shared_root(tmp_path_factory), *options)
+    assert report["resolved_instances"] == 1, report
+    _ran_with_nvm_node(tmp_path / "runs")
+
+
+def test_a_dependency_the_local_environment_lacks_is_an_error(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Graded ``error`` (retried), and validation calls it the environment's failure."""
+    repos = tmp_path / "repos"
+    materialise_builtin_repos("mini", repos)
+    dataset = tmp_path / "hidden.jsonl"
+    hidden = official_java_hidden()
+    dataset.write_text(hidden.model_dump_json() + "\n")
+    cache = shared_root(tmp_path_factory)
+    out = tmp_path / "runs"
+    done = run_cli(
+        [
+            *("eval", "--dataset", str(dataset), "--repo-dir", str(repos)),
+            *("--predictions", "gold", "--run-id", "official", "--output-dir", str(out)),
+        ],
+        cache,
+        timeout=2400,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr  # an instance ended in an error
+    result = _result(out, JAVA_INSTANCE)
+    assert result["status"] == "error" and result["error_kind"] == "dependency_unavailable"
+    assert "maven-surefire-report-plugin" in result["reason"] and result["attempts"] == 2
+
+    provider = LocalProvider(RepoStore(repos), EnvironmentManager(cache / "envs"))
+    validated = Validator(provider, runs=1, timeout=1200).validate(hidden)
+    assert validated.status == "error" and validated.kind == "environment", validated
+    assert "the environment lacks what the test command needs" in (validated.reason or "")

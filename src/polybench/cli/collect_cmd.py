@@ -54,6 +54,12 @@ def _summary(collection: RepoCollection) -> str:
     )
 
 
+def _print_notes(collection: RepoCollection) -> None:
+    for candidate in collection.candidates:
+        for note in candidate.notes:
+            console.print(f"  #{candidate.pull_number}: kept; {escape(note)}")
+
+
 def _progress() -> Callable[[int, str], None]:
     seen = 0
 
@@ -272,6 +278,7 @@ def _from_api(
     if language is None:
         raise LookupError(f"{screening.repo}: unknown language; pass --language")
     collection = collector.collect(screening.repo, language, max_prs, numbers)
+    _print_notes(collection)
     console.print(_summary(collection))
     return collection, screening
 
@@ -298,5 +305,6 @@ def _from_git(
         raise LookupError(f"cannot guess the language of {clone}: pass --language")
     issues = None if no_api else IssueSource(client, name)
     collection = candidates_from_git(clone, name, language, rules, issues, numbers)
+    _print_notes(collection)
     console.print(_summary(collection))
     return collection

@@ -69,6 +69,9 @@ class Candidate(BaseModel):
     hints_text: str = ""
     diff: str = ""
     source: str = "github"
+    notes: list[str] = Field(default_factory=list)
+    """What a reviewer should know: why it was kept although a rule would leave it out,
+    or how it was found."""
 
 
 class Rejection(BaseModel):

@@ -38,6 +38,9 @@ query($owner: String!, $name: String!, $number: Int!) {
 }
 """
 
+NAMED_WITHOUT_ISSUE = (
+    "no issue: {why}; kept because it was named, with its own description as the problem statement"
+)
 REJECTION_REASONS = (
     "not_found",
     "not_merged",
@@ -153,7 +156,7 @@ class PullCollector:
                 collection.rejected.append(pull)
                 continue
             collection.seen += 1
-            outcome = self._classify(repo, language, pull, issues)
+            outcome = self._classify(repo, language, pull, issues, numbers is not None)
             if isinstance(outcome, Candidate):
                 collection.candidates.append(outcome)
                 verdict = "kept"
@@ -197,20 +200,32 @@ class PullCollector:
         ]
 
     def _classify(
-        self, repo: str, language: Language, pull: dict[str, Any], issues: IssueSource
+        self,
+        repo: str,
+        language: Language,
+        pull: dict[str, Any],
+        issues: IssueSource,
+        named: bool = False,
     ) -> Candidate | Rejection:
+        """A candidate or a rejection; a ``named`` pull request (``--pr``) that closes no
+        issue is kept with a note, its own title and body as the problem statement."""
         number = int(pull["number"])
         item = instance_id_for(repo, number)
         if not pull.get("merged_at"):
             return Rejection(item=item, reason="not_merged")
         text = f"{pull.get('title') or ''}\n{pull.get('body') or ''}"
         numbers = closing_issue_refs(text, repo) or self._linked(repo, number)
+        notes: list[str] = []
         if not numbers:
-            return Rejection(item=item, reason="no_issue", detail="no closing keyword or link")
+            if not named:
+                return Rejection(item=item, reason="no_issue", detail="no closing keyword or link")
+            notes.append(NAMED_WITHOUT_ISSUE.format(why="it closes none with a keyword or link"))
         found = [issue for issue in (issues.get(n) for n in numbers) if issue is not None]
-        if not found:
+        if numbers and not found:
             refs = ", ".join(f"#{n}" for n in numbers)
-            return Rejection(item=item, reason="no_issue", detail=f"{refs}: not issues")
+            if not named:
+                return Rejection(item=item, reason="no_issue", detail=f"{refs}: not issues")
+            notes.append(NAMED_WITHOUT_ISSUE.format(why=f"{refs} are not issues"))
         files = [
             str(f["filename"])
             for f in self.client.paginate(f"/repos/{repo}/pulls/{number}/files", {"per_page": 100})
@@ -241,8 +256,9 @@ class PullCollector:
             title=str(pull.get("title") or ""),
             body=str(pull.get("body") or ""),
             issue_numbers=[str(issue.number) for issue in found],
-            problem_statement="\n\n".join(issue.text for issue in found),
+            problem_statement="\n\n".join(issue.text for issue in found) or text.strip(),
             hints_text=hints_before(found, first_commit),
             diff=diff,
             source="github",
+            notes=notes,
         )

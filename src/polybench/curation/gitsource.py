@@ -8,6 +8,14 @@ messages of the commits in between count as its description. It resolves the iss
 these messages close with a closing keyword (``fixes #11``). The issue text comes from
 the API when an issue source is given, and is otherwise the pull request's own message
 (title and description), with no hints.
+
+Pull requests named by number (``--pr``) are looked for further, in this order: the
+first-parent history; every commit of ``HEAD``'s history (a pull request merged into a
+side branch that was merged later); then, when the clone has the PR head
+(``refs/pull/<n>/head``), the commit that merged that head, or the commit of ``HEAD``'s
+first-parent history whose change equals the pull request's or its last commit's (a
+squash or rebase merge whose subject does not name it). A named pull request is kept
+even when its messages close no issue, with a note saying so.
 """
 
 from __future__ import annotations
@@ -25,7 +33,14 @@ from polybench.curation.candidates import (
     closing_issue_refs,
     instance_id_for,
 )
-from polybench.curation.collect import Issue, IssueSource, RepoCollection, hints_before, parse_time
+from polybench.curation.collect import (
+    NAMED_WITHOUT_ISSUE,
+    Issue,
+    IssueSource,
+    RepoCollection,
+    hints_before,
+    parse_time,
+)
 from polybench.curation.testpaths import TestPathRules
 from polybench.dataset.models import Language
 
@@ -126,7 +141,9 @@ class PullRange:
     """The target branch just before the merge; ``target..head`` are the PR's commits."""
 
 
-def pull_range(clone: Path, sha: str, parents: list[str], number: int) -> PullRange:
+def pull_range(
+    clone: Path, sha: str, parents: list[str], number: int, known_head: str | None = None
+) -> PullRange:
     """Base and head of the pull request merged by ``sha``.
 
     The base is ``git merge-base <PR head> <target tip at merge time>``, and the change is
@@ -141,10 +158,14 @@ def pull_range(clone: Path, sha: str, parents: list[str], number: int) -> PullRa
       parent. When the clone has the PR head (``refs/pull/<n>/head``, fetched from
       GitHub) that is not yet on the target branch, the same merge-base rule applies;
       otherwise the parent is the base and the commit itself carries the change.
+
+    ``known_head`` is the PR head when the caller found the merge through it.
     """
     target = parents[0]
-    if len(parents) >= 2:
-        head: str | None = parents[1]
+    if known_head is not None:
+        head: str | None = known_head
+    elif len(parents) >= 2:
+        head = parents[1]
     else:
         head = _pull_head(clone, number)
     if head is None or _is_ancestor(clone, head, target):
@@ -170,33 +191,141 @@ def candidates_from_git(
     numbers: Collection[int] | None = None,
 ) -> RepoCollection:
     """Classify every pull request merged into ``HEAD`` of ``clone`` (only ``numbers``,
-    when given; those not found in the history are rejected as ``not_found``)."""
+    when given: each is looked for as the module docstring says, kept without a closing
+    keyword, and rejected as ``not_found`` or ``not_merged`` only when it cannot be
+    found)."""
     collection = RepoCollection(repo=repo)
-    wanted = set(numbers) if numbers is not None else None
-    found_numbers: set[int] = set()
+    wanted = list(dict.fromkeys(numbers)) if numbers is not None else None
+    merges: dict[int, _Merge] = {}
     for sha, parents, _authored, committed, message in _commits(clone):
         number = _pull_number(message)
         if number is None or not parents:
             continue
         if wanted is not None and number not in wanted:
             continue
-        found_numbers.add(number)
+        merges.setdefault(number, _Merge(sha, parents, committed, message, number))
+    missing = [n for n in wanted or [] if n not in merges]
+    if missing:
+        merges.update(_named_merges(clone, missing))
+    for merge in merges.values():
         collection.seen += 1
-        merge = _Merge(sha, parents, committed, message, number)
-        outcome = _classify(clone, repo, language, rules, issues, merge)
+        outcome = _classify(clone, repo, language, rules, issues, merge, wanted is not None)
         if isinstance(outcome, Candidate):
             collection.candidates.append(outcome)
         else:
             collection.rejected.append(outcome)
-    for number in sorted((wanted or set()) - found_numbers):
-        collection.rejected.append(
-            Rejection(
-                item=instance_id_for(repo, number),
-                reason="not_found",
-                detail="no merge or squash commit of it in the first-parent history of HEAD",
-            )
-        )
+    for number in [n for n in wanted or [] if n not in merges]:
+        collection.rejected.append(_not_found(clone, repo, number))
     return collection
+
+
+def _not_found(clone: Path, repo: str, number: int) -> Rejection:
+    item = instance_id_for(repo, number)
+    if _pull_head(clone, number) is not None:
+        return Rejection(
+            item=item,
+            reason="not_merged",
+            detail=f"{PULL_HEAD_REF.format(number=number)} is in the clone, but neither it "
+            "nor a commit with its change is in the history of HEAD",
+        )
+    return Rejection(
+        item=item,
+        reason="not_found",
+        detail="no merge or squash commit names it in the history of HEAD; a pull request "
+        "merged by rebase is found through its head: git fetch origin "
+        "'+refs/pull/*/head:refs/pull/*/head'",
+    )
+
+
+def _named_merges(clone: Path, numbers: list[int]) -> dict[int, _Merge]:
+    """The commits that merged ``numbers`` outside the first-parent history of ``HEAD``."""
+    found: dict[int, _Merge] = {}
+    wanted = set(numbers)
+    for sha, parents, committed, message in _all_commits(clone):
+        number = _pull_number(message)
+        if number in wanted and number not in found and parents:
+            found[number] = _Merge(sha, parents, committed, message, number)
+    for number in numbers:
+        if number in found:
+            continue
+        head = _pull_head(clone, number)
+        if head is None:
+            continue
+        merge = _merge_of_head(clone, head, number) or _equivalent_commit(clone, head, number)
+        if merge is not None:
+            found[number] = merge
+    return found
+
+
+def _all_commits(clone: Path) -> list[tuple[str, list[str], str, str]]:
+    """(sha, parents, committer date, message) of every commit of ``HEAD``'s history."""
+    log = _git(clone, "log", "--reverse", "--format=%H%x00%P%x00%cI%x00%B%x1e")
+    commits = []
+    for record in log.split("\x1e"):
+        record = record.strip("\n")
+        if record:
+            sha, parents, committed, message = record.split("\x00", 3)
+            commits.append((sha, parents.split(), committed, message.strip()))
+    return commits
+
+
+def _message(clone: Path, commit: str) -> tuple[str, str]:
+    """(committer date, message) of ``commit``."""
+    date, _, message = _git(clone, "log", "-1", "--format=%cI%x00%B", commit).partition("\x00")
+    return date.strip(), message.strip()
+
+
+def _merge_of_head(clone: Path, head: str, number: int) -> _Merge | None:
+    """The commit of ``HEAD``'s history that merged ``head`` (it has ``head`` as a parent
+    after the first; ``head`` itself when it came in by fast-forward)."""
+    if not _is_ancestor(clone, head, "HEAD"):
+        return None
+    listing = _git(clone, "rev-list", "--parents", "--ancestry-path", f"{head}..HEAD")
+    for line in reversed(listing.splitlines()):
+        sha, *parents = line.split()
+        if head in parents[1:]:
+            committed, message = _message(clone, sha)
+            return _Merge(sha, parents, committed, message, number, head)
+    parents = _git(clone, "rev-list", "--parents", "-n", "1", head).split()[1:]
+    if not parents:
+        return None
+    committed, message = _message(clone, head)
+    return _Merge(head, parents, committed, message, number)
+
+
+def _patch_id(clone: Path, diff: str) -> str | None:
+    completed = subprocess.run(
+        ["git", "-C", str(clone), "patch-id", "--stable"],
+        input=diff,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    fields = completed.stdout.split()
+    return fields[0] if completed.returncode == 0 and fields else None
+
+
+def _equivalent_commit(clone: Path, head: str, number: int) -> _Merge | None:
+    """The first-parent commit of ``HEAD`` whose change equals the pull request's whole
+    change (a squash) or that of its last commit (a rebase): the merge of an unmerged
+    ``head`` whose subject does not name the pull request."""
+    base = _merge_base(clone, head, "HEAD")
+    if base is None:
+        return None
+    wanted = {
+        _patch_id(clone, _git(clone, "diff", "--no-color", "--no-ext-diff", base, head)),
+        _patch_id(clone, _git(clone, "show", "--no-color", "--no-ext-diff", "--format=", head)),
+    } - {None}
+    if not wanted:
+        return None
+    listing = _git(clone, "rev-list", "--first-parent", "--reverse", f"{base}..HEAD")
+    for sha in listing.splitlines():
+        change = _git(clone, "show", "--no-color", "--no-ext-diff", "--format=", sha)
+        if _patch_id(clone, change) in wanted:
+            committed, message = _message(clone, sha)
+            parents = _git(clone, "rev-list", "--parents", "-n", "1", sha).split()[1:]
+            return _Merge(sha, parents, committed, message, number, head)
+    return None
 
 
 @dataclass(frozen=True)
@@ -208,6 +337,8 @@ class _Merge:
     committed: str
     message: str
     number: int
+    head: str | None = None
+    """The PR head when it was found through ``refs/pull/<n>/head``."""
 
 
 def _classify(
@@ -217,10 +348,11 @@ def _classify(
     rules: TestPathRules,
     issues: IssueSource | None,
     merge: _Merge,
+    named: bool = False,
 ) -> Candidate | Rejection:
     item = instance_id_for(repo, merge.number)
     message = merge.message
-    span = pull_range(clone, merge.sha, merge.parents, merge.number)
+    span = pull_range(clone, merge.sha, merge.parents, merge.number, merge.head)
     # The PR's own commits: those of its head that the target branch did not have yet.
     # A merge commit that brought nothing new falls back to itself.
     log_range = f"{span.target}..{span.head}"
@@ -228,13 +360,24 @@ def _classify(
     entries = [e.strip("\n").split("\x00", 1) for e in merged_log.split("\x1e") if e.strip()]
     texts = [message, *(entry[1] for entry in entries if len(entry) == 2)]
     numbers = closing_issue_refs("\n".join(texts), repo)
-    if not numbers:
-        return Rejection(item=item, reason="no_issue")
+    notes: list[str] = []
+    if merge.head is not None:
+        notes.append(
+            f"found through {PULL_HEAD_REF.format(number=merge.number)}: merged by "
+            f"{merge.sha[:12]} ({message.splitlines()[0][:80] if message else 'no message'})"
+        )
     found: list[Issue] = []
-    if issues is not None:
+    if not numbers:
+        if not named:
+            return Rejection(item=item, reason="no_issue")
+        notes.append(NAMED_WITHOUT_ISSUE.format(why="its messages close none with a keyword"))
+    elif issues is not None:
         found = [i for i in (issues.get(n) for n in numbers) if i is not None]
         if not found:
-            return Rejection(item=item, reason="no_issue", detail="references are not issues")
+            if not named:
+                return Rejection(item=item, reason="no_issue", detail="references are not issues")
+            refs = ", ".join(f"#{n}" for n in numbers)
+            notes.append(NAMED_WITHOUT_ISSUE.format(why=f"{refs} are not issues"))
     files = _git(clone, "diff", "--name-only", span.base, span.head).splitlines()
     if not files:
         return Rejection(item=item, reason="empty_diff")
@@ -245,8 +388,14 @@ def _classify(
         return Rejection(item=item, reason="no_code_files")
     dates = [entry[0] for entry in entries if entry[0]]
     first_commit = min(dates, key=parse_time) if dates else None
-    subject = message.splitlines()[0]
-    description = message.split("\n", 1)[1].strip() if _MERGE.match(subject) else message
+    subject = message.splitlines()[0] if message else ""
+    description = message.partition("\n")[2].strip() if _MERGE.match(subject) else message
+    if not description and span.head != merge.sha:
+        # A merge commit with a subject alone: the PR head's message says what it does.
+        description = _message(clone, span.head)[1]
+    issue_numbers = [str(i.number) for i in found]
+    if issues is None:
+        issue_numbers = [str(n) for n in numbers]
     return Candidate(
         instance_id=item,
         repo=repo,
@@ -257,9 +406,10 @@ def _classify(
         merged_at=merge.committed,
         title=description.splitlines()[0] if description else subject,
         body=description,
-        issue_numbers=[str(i.number) for i in found] or [str(n) for n in numbers],
+        issue_numbers=issue_numbers,
         problem_statement="\n\n".join(i.text for i in found) or description,
         hints_text=hints_before(found, first_commit) if found else "",
         diff=_git(clone, "diff", "--no-color", "--no-ext-diff", span.base, span.head),
         source="git",
+        notes=notes,
     )

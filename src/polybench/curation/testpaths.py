@@ -6,6 +6,7 @@ the tamper policy uses after a model patch).
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +52,24 @@ class DiffSection:
     def is_new(self) -> bool:
         """True when the section creates the file."""
         return self.old_path is None and self.new_path is not None
+
+    def link_target(self) -> str | None:
+        """Where a new symbolic link points (its text), or None when the section does not
+        create a link."""
+        header = self.text.split("\n@@", 1)[0]
+        if not re.search(r"^new file mode 120000$", header, re.MULTILINE):
+            return None
+        lines = self.added_lines()
+        return lines[0] if len(lines) == 1 else None
+
+    def links_inside_repository(self) -> bool:
+        """True when the section creates a symbolic link to a path of the repository (an
+        alias of a file, not new code)."""
+        target = self.link_target()
+        if target is None or not target or target.startswith("/"):
+            return False
+        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(self.path), target))
+        return resolved != ".." and not resolved.startswith("../") and resolved != "."
 
     def added_lines(self) -> list[str]:
         """The ``+`` lines of the section, without the ``+``."""
@@ -175,12 +194,16 @@ def new_files_tested(split: SplitDiff, language: Language) -> list[NewFileUse]:
     code elsewhere): a new file counts as exercised when a line the test patch adds
     mentions, as a whole word, the file's module name (its name without extension, or
     its directory's name for ``__init__``/``index`` files) or a class, interface, enum
-    or record the file declares. Names shorter than three characters are ignored.
+    or record the file declares. Names shorter than three characters are ignored. A new
+    symbolic link to a path inside the repository is no new code (its target is, and is
+    checked when the patch creates it), so it never counts.
     """
     added_test_text = "\n".join(line for s in split.test_sections for line in s.added_lines())
     uses: list[NewFileUse] = []
     for section in split.code_sections:
         if not section.is_new or not section.path.endswith(SOURCE_SUFFIXES[language]):
+            continue
+        if section.links_inside_repository():
             continue
         for name in _names_of_new_file(section):
             if re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", added_test_text):

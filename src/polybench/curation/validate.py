@@ -42,7 +42,7 @@ from polybench.environments.errors import ProvisionError
 from polybench.environments.provider import ReadySandbox, SandboxProvider
 from polybench.grading.parsers.base import TestStatus
 from polybench.grading.policy import PolicyInputs, command_paths, python_package_dirs
-from polybench.grading.verdict import build_failure
+from polybench.grading.verdict import build_failure, missing_dependency
 from polybench.runner.admission import PatchRejected, admit
 from polybench.runner.checkout import base_files, untracked_entries
 from polybench.runner.spec import InstanceSpec, SpecError, build_spec
@@ -50,6 +50,7 @@ from polybench.runner.steps import (
     PythonFacts,
     RestoreFailed,
     TestPatchFailed,
+    harness_command,
     harness_env,
     install_tests,
     prepare,
@@ -298,8 +299,13 @@ class Validator:
         ready: ReadySandbox,
         result: ValidationResult,
     ) -> dict[str, TestStatus]:
-        run = run_tests(ready.sandbox, spec, env, self.timeout)
+        command = harness_command(ready, spec)
+        run = run_tests(ready.sandbox, spec, env, self.timeout, command)
         self._log(instance, f"{phase}-{index}.log", run.executed.output)
+        if run.executed.stdout is not None:
+            # The streams apart too: a report on stdout is graded from stdout alone.
+            self._log(instance, f"{phase}-{index}.stdout.txt", run.executed.stdout)
+            self._log(instance, f"{phase}-{index}.stderr.txt", run.executed.stderr or "")
         where = f"{phase} run {index}"
         facts = run.facts
         if facts.timed_out:
@@ -337,6 +343,12 @@ class Validator:
         if untrusted:
             raise _invalid("untrusted_log", f"{where}: {untrusted[0]}")
         if not parsed.parsed_anything:
+            missing = missing_dependency(run.combined_body)
+            if missing is not None:
+                raise _broken(
+                    "environment",
+                    f"{where}: the environment lacks what the test command needs: {missing}",
+                )
             broken = build_failure(run.combined_body)
             if phase == "before" and broken is not None:
                 result.notes.append(f"{where}: the tests did not build before the fix ({broken})")

@@ -213,6 +213,12 @@ def _boundary(prefix: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w.~$/-])" + re.escape(prefix) + r"(?=$|[/\s'\"`:;,)=|&])")
 
 
+def map_workdir(text: str, target: str) -> str:
+    """``text`` with the container's repository path ``/testbed`` mapped to ``target``
+    (nothing else)."""
+    return _boundary(CONTAINER_WORKDIR).sub(lambda _: target, text)
+
+
 def rewrite(text: str, venvs: list[str], checkout: str) -> str:
     """Map container paths in ``text``: each venv to ``{env_dir}/venv``, ``/opt`` into the
     environment directory, ``/testbed`` to ``checkout`` (``{checkout}`` or ``{workdir}``)."""

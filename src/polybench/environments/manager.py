@@ -24,6 +24,7 @@ from typing import TextIO
 from filelock import FileLock
 
 from polybench.dataset.models import Instance
+from polybench.environments.commandneeds import with_nvm_script
 from polybench.environments.dockerfile import CHECKOUT, ENV_DIR, WORKDIR
 from polybench.environments.errors import ProvisionError
 from polybench.environments.integrity import record, verify
@@ -35,7 +36,9 @@ from polybench.environments.toolchains import (
     java_toolchain,
     maven_toolchain,
     node_toolchain,
+    nvm_node_toolchain,
     python_toolchain,
+    write_nvm_script,
     write_shims,
     yarn_toolchain,
 )
@@ -47,6 +50,7 @@ _checked: set[Path] = set()
 """Environments found unchanged (or made) by this process: checked once per process."""
 _COMPLETE_MARKER = ".polybench-complete"
 _SUMMARY_FILE = "toolchain.txt"
+NVM_SCRIPT = "nvm/nvm.sh"
 
 
 class EnvironmentUnavailable(ProvisionError):
@@ -82,6 +86,16 @@ class PreparedEnvironment:
     notes: list[str] = field(default_factory=list)
     rebuilt: str | None = None
     """Why it was rebuilt before this use (it had changed since it was prepared)."""
+    nvm_script: Path | None = None
+    """The environment's ``nvm.sh``: what the test command's ``. /usr/local/nvm/nvm.sh``
+    sources here (it selects the Node versions the environment prepared)."""
+
+    def test_command(self, command: str) -> str:
+        """``command`` as it runs with this environment: an ``nvm.sh`` it sources is the
+        environment's own."""
+        if self.nvm_script is None:
+            return command
+        return with_nvm_script(command, str(self.nvm_script))
 
     def exec_env(self, workdir: str, base_path: str | None = None) -> dict[str, str]:
         """Environment variables for commands in a sandbox whose repository is at ``workdir``."""
@@ -104,6 +118,8 @@ def resolve_toolchain(recipe: Recipe, tools_dir: Path) -> Toolchain:
         python_toolchain(needs.python_version, chain)
     if needs.node:
         node_toolchain(needs.node_version, tools_dir, chain)
+    for version in needs.nvm_node_versions:
+        nvm_node_toolchain(version, tools_dir, chain)
     if needs.yarn:
         yarn_toolchain(tools_dir, chain)
     if needs.java:
@@ -157,6 +173,7 @@ class EnvironmentManager:
                 record(env_dir)
                 _checked.add(env_dir)
         layout = Layout.load(env_dir)
+        nvm_script = env_dir / NVM_SCRIPT
         return PreparedEnvironment(
             recipe=describe(recipe, key, chain),
             env_dir=env_dir,
@@ -169,6 +186,7 @@ class EnvironmentManager:
             read_only_paths=[env_dir, *chain.read_only],
             notes=list(chain.notes),
             rebuilt=rebuilt,
+            nvm_script=nvm_script if nvm_script.is_file() else None,
         )
 
     @staticmethod
@@ -237,6 +255,8 @@ class EnvironmentManager:
                 write_shims(
                     env_dir / "shims", chain, env_dir / "m2" if recipe.needs.maven else None
                 )
+                if chain.nodes:
+                    write_nvm_script(env_dir / NVM_SCRIPT, chain.nodes)
                 env = self._setup_env(recipe, chain, env_dir)
                 for step in recipe.install:
                     self._run_step(step, checkout, env, chain, log, env_dir)
@@ -281,11 +301,16 @@ class EnvironmentManager:
             text = text.replace(CHECKOUT, str(checkout)).replace(PYTHON, chain.python or "python3")
             return _fill(text, env_dir)
 
+        nvm_script = env_dir / NVM_SCRIPT
+        command = step.command
+        if nvm_script.is_file():
+            command = with_nvm_script(command, str(nvm_script))
+
         step_env = dict(env)
         step_env.update({key: fill(value) for key, value in step.env if key != "PATH"})
         cwd = checkout / step.workdir if step.workdir else checkout
         cwd.mkdir(parents=True, exist_ok=True)
-        self._run(["bash", "-c", fill(step.command)], cwd, log, env_dir, step_env)
+        self._run(["bash", "-c", fill(command)], cwd, log, env_dir, step_env)
 
     @staticmethod
     def _run(

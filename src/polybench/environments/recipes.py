@@ -11,12 +11,14 @@ ecosystem is inferred from its manifest files (read straight from git, no checko
   or ``engines.node``;
 * Python: a venv, the first requirements file, and the project itself, editable, with
   its test extras (``pip install -e .[test]``);
-* Java: the Maven goals of the instance's own test command, run once with test failures
-  ignored, so every plugin they name (``surefire-report:report``) is in the environment's
-  repository when tests run offline.
+* Java: ``mvn -B test`` when the test command names no Maven call.
 
-Java instances always get that last step, Dockerfile or not. The cache key is a hash of
-the manifests, the steps (the Maven step without its test selection) and the toolchains.
+Every recipe, Dockerfile or not, ends with what the test command itself needs
+(:mod:`polybench.environments.commandneeds`): its Maven calls run once with test failures
+ignored, so every plugin they name (``surefire-report:report``) is in the environment's
+repository when tests run offline, and every Node version it selects with ``nvm use`` is
+fetched. The cache key is a hash of the manifests, the steps (a Maven step without its
+test selection) and the toolchains.
 """
 
 from __future__ import annotations
@@ -28,16 +30,19 @@ import json
 import re
 import shlex
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from polybench.dataset.models import Instance, Language
+from polybench.environments.commandneeds import MAVEN_RESOLVE_FLAGS, CommandNeeds, command_needs
 from polybench.environments.dockerfile import (
+    CHECKOUT,
     ENV_DIR,
     DockerfilePlan,
     SetupStep,
     interpret,
     node_spec,
+    rewrite,
 )
 from polybench.environments.shellwords import command_words, split_commands
 
@@ -48,12 +53,6 @@ TEST_EXTRAS = ("test", "tests", "testing")
 NODE_LOCKFILES = ("package-lock.json", "npm-shrinkwrap.json", "yarn.lock")
 PYTHON = "{python}"
 """Placeholder of the interpreter the environment's venv is made with."""
-_MAVEN_RESOLVE_FLAGS = (
-    "-Dmaven.test.failure.ignore=true",
-    "-DfailIfNoTests=false",
-    "-Dsurefire.failIfNoSpecifiedTests=false",
-)
-_TEST_SELECTION = ("-Dtest=", "-Dit.test=")
 
 
 @dataclass(frozen=True)
@@ -81,6 +80,8 @@ class Needs:
     maven: bool = False
     python: bool = False
     python_version: str | None = None
+    nvm_node_versions: tuple[str, ...] = ()
+    """Node versions the test command selects with ``nvm use`` (fetched besides ``node``)."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,8 @@ class Recipe:
         """Cache key: the recipe, the manifests' bytes, the steps and the toolchains."""
         digest = hashlib.sha256()
         digest.update(f"{self.name}\0{RECIPE_VERSION}\0{toolchain}\0{self.source}\0".encode())
+        if self.needs.nvm_node_versions:
+            digest.update(f"nvm\0{self.needs.nvm_node_versions}\0".encode())
         for path in sorted(self.manifests):
             digest.update(path.encode() + b"\0" + hashlib.sha256(self.manifests[path]).digest())
         for step in self.install:
@@ -363,26 +366,14 @@ def _python_recipe(clone: Path, commit: str, plan: DockerfilePlan | None) -> Rec
 
 
 def maven_resolution_steps(test_command: str) -> tuple[Step, ...]:
-    """One step per ``mvn`` call of ``test_command``: the same goals and options, online,
-    with test failures ignored, so that every plugin and dependency the call needs is
-    fetched while preparing. The cache key leaves the test selection out."""
-    steps: list[Step] = []
-    for segment in split_commands(test_command):
-        argv = command_words(segment.text)
-        if not argv or PurePosixPath(argv[0]).name != "mvn":
-            continue
-        args = [
-            a
-            for a in argv[1:]
-            if a not in ("-o", "--offline")
-            and not any(a.startswith(flag.split("=")[0] + "=") for flag in _MAVEN_RESOLVE_FLAGS)
-        ]
-        key_args = [a for a in args if not a.startswith(_TEST_SELECTION)]
-        command = " ".join(["mvn", *map(shlex.quote, args), *_MAVEN_RESOLVE_FLAGS])
-        key = " ".join(["mvn", *map(shlex.quote, key_args), *_MAVEN_RESOLVE_FLAGS])
-        if all(s.key != key for s in steps):
-            steps.append(Step(command, key=key))
-    return tuple(steps)
+    """One step per ``mvn`` call of ``test_command`` (see
+    :func:`~polybench.environments.commandneeds.command_needs`), ``/testbed`` mapped to
+    the setup checkout."""
+    return _command_steps(command_needs(test_command))
+
+
+def _command_steps(needs: CommandNeeds) -> tuple[Step, ...]:
+    return tuple(Step(rewrite(step.command, [], CHECKOUT), key=step.key) for step in needs.steps)
 
 
 def _maven_recipe(
@@ -393,9 +384,8 @@ def _maven_recipe(
         return None
     manifests = {p: git_show(clone, commit, p) or b"" for p in poms}
     install = list(_plan_steps(plan))
-    install += maven_resolution_steps(test_command)
-    if not install:
-        install.append(Step(" ".join(["mvn", "-B", *_MAVEN_RESOLVE_FLAGS, "test"])))
+    if not install and not command_needs(test_command).steps:
+        install.append(Step(" ".join(["mvn", "-B", *MAVEN_RESOLVE_FLAGS, "test"])))
     env = {
         "MAVEN_OPTS": f"-Dmaven.repo.local={ENV_DIR}/m2",
         "POLYBENCH_MAVEN_OFFLINE": "1",
@@ -413,13 +403,28 @@ def _maven_recipe(
 
 
 def recipe_for(instance: Instance, clone: Path) -> Recipe | None:
-    """The recipe that prepares ``instance``'s repository, or None when it needs none."""
+    """The recipe that prepares ``instance``'s repository, or None when it needs none.
+
+    It ends with what the test command needs (its Maven calls, its ``nvm use``
+    versions), whatever the language."""
     commit = instance.base_commit
     plan = interpret(instance.Dockerfile) if instance.Dockerfile.strip() else None
+    recipe: Recipe | None = None
     if instance.language is Language.PYTHON:
-        return _python_recipe(clone, commit, plan)
-    if instance.language in (Language.JAVASCRIPT, Language.TYPESCRIPT):
-        return _node_recipe(clone, commit, plan)
-    if instance.language is Language.JAVA:
-        return _maven_recipe(clone, commit, plan, instance.test_command)
-    return None
+        recipe = _python_recipe(clone, commit, plan)
+    elif instance.language in (Language.JAVASCRIPT, Language.TYPESCRIPT):
+        recipe = _node_recipe(clone, commit, plan)
+    elif instance.language is Language.JAVA:
+        recipe = _maven_recipe(clone, commit, plan, instance.test_command)
+    if recipe is None:
+        return None
+    needs = command_needs(instance.test_command)
+    if needs.empty:
+        return recipe
+    notes = [f"Node {v} selected by the test command (nvm use)" for v in needs.node_versions]
+    return replace(
+        recipe,
+        needs=replace(recipe.needs, nvm_node_versions=needs.node_versions),
+        install=recipe.install + _command_steps(needs),
+        notes=recipe.notes + tuple(notes),
+    )

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -25,7 +26,7 @@ from pathlib import Path
 from filelock import FileLock
 
 from polybench.environments.dockerfile import java_major
-from polybench.environments.versions import satisfies
+from polybench.environments.versions import parse_version, satisfies
 
 NPM_FOR_NODE = {4: "2", 6: "3", 8: "6", 10: "6", 12: "6", 14: "6", 16: "8", 18: "10", 20: "10"}
 """npm major shipped with each Node major (later Nodes: npm 10, or 11 from Node 24)."""
@@ -61,6 +62,9 @@ class Toolchain:
     jdk: Jdk | None = None
     maven: str = ""
     jdks: list[Jdk] = field(default_factory=list)
+    nodes: list[tuple[str, str]] = field(default_factory=list)
+    """(version, bin directory) of every Node ``nvm use`` can select; the first is the
+    environment's own."""
 
 
 # -- Node and yarn from the npm registry --------------------------------------------------
@@ -324,13 +328,27 @@ def node_toolchain(spec: str | None, cache: Path, chain: Toolchain) -> None:
         chain.read_only.append(Path(host).resolve().parent.parent)
         chain.identity.append(f"node={host_version} (machine)")
         chain.notes.append(f"Node {host_version.lstrip('v')} of this machine")
+        chain.nodes.append((host_version.lstrip("v"), str(Path(host).parent)))
         return
     root, version = node_dist(spec, cache / "node")
+    chain.nodes.append((version, str(root / "bin")))
     chain.path.append(str(root / "bin"))
     chain.read_only.append(root)
     chain.env["npm_config_nodedir"] = str(root)
     chain.identity.append(f"node={version} ({root})")
     chain.notes.append(f"Node {version} from the npm registry for the requested {spec}")
+
+
+def nvm_node_toolchain(spec: str, cache: Path, chain: Toolchain) -> None:
+    """Make Node ``spec`` selectable with ``nvm use`` (fetched from the npm registry unless
+    a Node of ``chain`` already satisfies it); it does not go on ``PATH``."""
+    if any(satisfies(version, spec) for version, _ in chain.nodes):
+        return
+    root, version = node_dist(spec, cache / "node")
+    chain.nodes.append((version, str(root / "bin")))
+    chain.read_only.append(root)
+    chain.identity.append(f"nvm-node={version} ({root})")
+    chain.notes.append(f"Node {version} from the npm registry for the test command's nvm {spec}")
 
 
 def yarn_toolchain(cache: Path, chain: Toolchain) -> None:
@@ -453,3 +471,66 @@ def write_shims(directory: Path, chain: Toolchain, m2: Path | None) -> None:
         f'exec "{chain.maven}" "$@"',
     ]
     _wrapper(directory / "mvn", lines)
+
+
+_NVM_SHIM = r"""# polybench: nvm for test commands (". /usr/local/nvm/nvm.sh && nvm use 12").
+# It selects among the Node versions this environment prepared ("version bin-dir").
+__polybench_nvm_default=@DEFAULT@
+
+__polybench_nvm_spec() {
+  case "$1" in
+    lts/argon|argon) echo 4 ;; lts/boron|boron) echo 6 ;; lts/carbon|carbon) echo 8 ;;
+    lts/dubnium|dubnium) echo 10 ;; lts/erbium|erbium) echo 12 ;;
+    lts/fermium|fermium) echo 14 ;; lts/gallium|gallium) echo 16 ;;
+    lts/hydrogen|hydrogen) echo 18 ;; lts/iron|iron) echo 20 ;; lts/jod|jod) echo 22 ;;
+    *) echo "${1#v}" ;;
+  esac
+}
+
+__polybench_nvm_bin() {
+  spec="$(__polybench_nvm_spec "${1:-default}")"
+  case "$spec" in
+    default|node|stable|current|system|lts/*) echo "$__polybench_nvm_default"; return 0 ;;
+  esac
+  found=""
+  while read -r version bin; do
+    case "$version" in "$spec"|"$spec".*) found="$bin" ;; esac
+  done <<'POLYBENCH_NODES'
+@NODES@
+POLYBENCH_NODES
+  [ -n "$found" ] && echo "$found"
+}
+
+nvm() {
+  command="${1:-}"
+  [ $# -gt 0 ] && shift
+  while [ $# -gt 0 ] && [ "${1#-}" != "$1" ]; do shift; done
+  case "$command" in
+    use|install|i)
+      bin="$(__polybench_nvm_bin "${1:-default}")" || {
+        echo "N/A: version \"${1:-}\" was not prepared for this environment" >&2; return 3; }
+      PATH="$bin:$PATH"
+      export PATH
+      echo "Now using node $(node --version)" ;;
+    current|version) node --version ;;
+    ls|list) printf '%s\n' "@VERSIONS@" ;;
+    which) bin="$(__polybench_nvm_bin "${1:-default}")" && echo "$bin/node" ;;
+    alias|cache|deactivate) return 0 ;;
+    *) echo "nvm: '$command' is not supported here" >&2; return 1 ;;
+  esac
+}
+"""
+
+
+def write_nvm_script(path: Path, nodes: list[tuple[str, str]]) -> None:
+    """Write the ``nvm.sh`` that test commands source: ``nvm use X`` puts the ``bin``
+    directory of the newest prepared Node matching ``X`` first on ``PATH`` (``default``:
+    the environment's own, the first of ``nodes``)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ordered = sorted(nodes, key=lambda node: parse_version(node[0]) or (0, 0, 0))
+    text = (
+        _NVM_SHIM.replace("@DEFAULT@", shlex.quote(nodes[0][1]))
+        .replace("@NODES@", "\n".join(f"{version} {bin_dir}" for version, bin_dir in ordered))
+        .replace("@VERSIONS@", " ".join(f"v{version}" for version, _ in ordered))
+    )
+    path.write_text(text, encoding="utf-8")

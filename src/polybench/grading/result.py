@@ -31,6 +31,7 @@ class ErrorKind(str, Enum):
     TIMEOUT = "timeout"
     NO_END_MARKER = "no_end_marker"
     NO_TEST_RESULTS = "no_test_results"
+    DEPENDENCY_UNAVAILABLE = "dependency_unavailable"
     UNKNOWN_PARSER = "unknown_parser"
     HARNESS_ERROR = "harness_error"
     UNISOLATED_REFUSED = "unisolated_refused"

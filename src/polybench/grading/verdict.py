@@ -7,9 +7,13 @@ canaries already taken out, and the canaries' check. The rules, in order:
 2. the log has no end marker: ``error`` (``no_end_marker``), the run was cut short;
 3. the end marker disagrees with the process's exit status: ``unresolved``, the code
    under test forged harness output;
-4. no test result at all: ``unresolved`` when the log shows the build or the test
-   collection failing (the prediction broke it), else ``error`` (``no_test_results``) when
-   the command exited 0, else ``unresolved``;
+4. no test result at all: ``error`` (``dependency_unavailable``) when the log shows a
+   build tool failing to fetch a plugin or dependency (the environment lacks what the
+   test command needs, and tests run without network; a patch cannot add dependencies,
+   since the tamper policy reverts build files the gold patch leaves alone); else
+   ``unresolved`` when the log shows the build or the test collection failing (the
+   prediction broke it), else ``error`` (``no_test_results``) when the command exited 0,
+   else ``unresolved``. The same holds when every F2P test is missing from a partial log;
 5. every listed test is graded (see :func:`grade`); under the default ``strict`` rule a
    fail-to-pass test must have passed for real (an xfail does not count) and every
    pass-to-pass test must have passed (or xfailed);
@@ -95,9 +99,30 @@ _BUILD_FAILURES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )  # fmt: skip
 
 
-def build_failure(log: str) -> str | None:
-    """What the log says broke the build or the test collection, or None."""
-    for pattern, label in _BUILD_FAILURES:
+_MISSING_DEPENDENCIES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.MULTILINE), label)
+    for pattern, label in (
+        (r"No plugin found for prefix '[^']*'", "Maven has no plugin for a goal's prefix"),
+        (r"Plugin \S+ or one of its dependencies could not be resolved",
+         "Maven could not resolve a plugin"),
+        (r"Could not resolve dependencies for project", "Maven could not resolve dependencies"),
+        (r"Non-resolvable (?:parent|import) POM", "Maven could not resolve a POM"),
+        (r"Unresolveable build extension", "Maven could not resolve a build extension"),
+        (r"Error resolving version for plugin", "Maven could not resolve a plugin's version"),
+        (r"Cannot access \S+ \(\S+\) in offline mode", "Maven needs an artifact it never fetched"),
+        (r"Could not transfer (?:artifact|metadata) ", "Maven could not download an artifact"),
+        (r"No cached version of \S+ available for offline mode",
+         "Gradle needs an artifact it never fetched"),
+        (r"Could not resolve all (?:files|dependencies|artifacts) for configuration",
+         "Gradle could not resolve dependencies"),
+        (r"^npm (?:ERR!|error) code (?:ENOTFOUND|EAI_AGAIN|ECONNREFUSED)\b",
+         "npm tried to download a package"),
+    )
+)  # fmt: skip
+
+
+def _first_match(log: str, patterns: tuple[tuple[re.Pattern[str], str], ...]) -> str | None:
+    for pattern, label in patterns:
         match = pattern.search(log)
         if match is not None:
             start = log.rfind("\n", 0, match.start()) + 1
@@ -105,6 +130,28 @@ def build_failure(log: str) -> str | None:
             line = log[start : end if end != -1 else len(log)].strip()
             return f"{label} ({line[:160]})" if line else label
     return None
+
+
+def missing_dependency(log: str) -> str | None:
+    """What the log says the environment failed to provide (a plugin or dependency a build
+    tool could not fetch without network), or None."""
+    return _first_match(log, _MISSING_DEPENDENCIES)
+
+
+def _environment_failure(verdict: Verdict, missing: str) -> Verdict:
+    verdict.status = Status.ERROR
+    verdict.error_kind = ErrorKind.DEPENDENCY_UNAVAILABLE
+    verdict.reason = (
+        f"the environment lacks what the test command needs: {missing}; tests run without "
+        "network, so it must be fetched while the environment is prepared"
+    )
+    verdict.strict_resolved = verdict.official_resolved = False
+    return verdict
+
+
+def build_failure(log: str) -> str | None:
+    """What the log says broke the build or the test collection, or None."""
+    return _first_match(log, _BUILD_FAILURES)
 
 
 def official_resolved(f2p: list[str], p2p: list[str], parsed: ParseResult) -> bool:
@@ -181,6 +228,9 @@ def decide(
         detected=untrusted if (graded.resolved or official_resolved(f2p, p2p, parsed)) else [],
     )
     if not parsed.parsed_anything:
+        missing = missing_dependency(log)
+        if missing is not None:
+            return _environment_failure(verdict, missing)
         broken = build_failure(log)
         verdict.build_failure = broken
         if broken is not None:
@@ -209,6 +259,9 @@ def decide(
         verdict.reason = "the official rule does not hold"
     missing_all = graded.f2p and all(o is Outcome.MISSING for o in graded.f2p.values())
     if missing_all:
+        missing = missing_dependency(log)
+        if missing is not None:
+            return _environment_failure(verdict, missing)
         broken = build_failure(log)
         if broken is not None:
             verdict.build_failure = broken

@@ -34,6 +34,7 @@ from polybench.runner.steps import (
     PythonFacts,
     RestoreFailed,
     TestPatchFailed,
+    harness_command,
     harness_env,
     install_tests,
     judge,
@@ -276,7 +277,8 @@ class InstanceRunner:
         timer.measure("apply", started)
 
         started = time.monotonic()
-        run = run_tests(sandbox, spec, harness_env(ready, facts), self.settings.timeout)
+        command = harness_command(ready, spec)
+        run = run_tests(sandbox, spec, harness_env(ready, facts), self.settings.timeout, command)
         timer.measure("tests", started)
         artifacts.write_text("eval.sh", run.script)
         artifacts.write_text("test_output.txt", run.executed.output)

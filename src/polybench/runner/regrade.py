@@ -25,6 +25,7 @@ from polybench.grading.verdict import Rule, RunFacts, decide
 from polybench.runner.artifacts import InstanceArtifacts
 from polybench.runner.records import RecordError, read_metadata, read_summary, write_summary
 from polybench.runner.run import load_result, write_result
+from polybench.runner.saved_logs import graded_section
 from polybench.runner.spec import SpecError, build_spec
 from polybench.runner.summary import build_summary
 from polybench.sandbox.eval_script import split_log
@@ -78,10 +79,9 @@ def regrade_result(
     spec = build_spec(instance)
     log = artifacts.read_text("test_output.txt")
     stdout_path = artifacts.path("test_stdout.txt")
-    stdout = artifacts.read_text("test_stdout.txt") if stdout_path.exists() else log
+    stdout = artifacts.read_text("test_stdout.txt") if stdout_path.exists() else None
     marked = split_log(log)
-    text = split_log(stdout).body if spec.report_stream == "stdout" else marked.body
-    parsed = get_parser(spec.parser)(text)
+    parsed = get_parser(spec.parser)(graded_section(log, stdout, spec.parser))
     canary_path = artifacts.path("canaries.json")
     canaries = canaries_from_json(canary_path.read_text()) if canary_path.exists() else []
     check = previous.tampering.canaries

@@ -33,6 +33,7 @@ RETRIED_ERRORS = {
     ErrorKind.HARNESS_ERROR,
     ErrorKind.NO_END_MARKER,
     ErrorKind.IMAGE_BUILD_FAILED,
+    ErrorKind.DEPENDENCY_UNAVAILABLE,
 }
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9._+-][A-Za-z0-9._+@-]*$")
 

@@ -187,15 +187,30 @@ def harness_env(ready: ReadySandbox, facts: PythonFacts | None) -> dict[str, str
     return env
 
 
-def run_tests(sandbox: Sandbox, spec: InstanceSpec, env: dict[str, str], timeout: float) -> TestRun:
+def harness_command(ready: ReadySandbox, spec: InstanceSpec) -> str:
+    """The instance's test command as its environment runs it (an ``nvm.sh`` it sources
+    is the environment's own on the local backend)."""
+    return ready.environment.test_command(spec.test_command)
+
+
+def run_tests(
+    sandbox: Sandbox,
+    spec: InstanceSpec,
+    env: dict[str, str],
+    timeout: float,
+    command: str | None = None,
+) -> TestRun:
     """Run the eval script with stdout and stderr captured apart.
+
+    ``command`` is the test command as the environment runs it (see
+    :func:`harness_command`); the instance's own by default.
 
     A script that never printed its start marker did not get to run anything of the
     repository (the sandbox failed to start it: a namespace or process could not be made
     on a busy machine), so it runs once more; the log keeps a note of the failed start.
     """
     script_path = f"{sandbox.scratch_dir}/eval.sh"
-    script = eval_script(sandbox.workdir, spec.test_command)
+    script = eval_script(sandbox.workdir, command if command is not None else spec.test_command)
     sandbox.write_file(script_path, script)
     argv = ["bash", script_path]
     executed = sandbox.exec(argv, timeout=timeout, env=env, streams=True)

@@ -57,28 +57,33 @@ def shallow_checkout(clone: Path, commit: str, target: Path) -> None:
     (target / ".git" / "FETCH_HEAD").unlink(missing_ok=True)
 
 
-def _dockerignore(root: Path) -> list[str] | None:
-    path = root / ".dockerignore"
-    if not path.is_file():
-        return None
-    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+DOCKERIGNORE_HANDLING = "replaced"
+"""How the repository's own ``.dockerignore`` is treated (part of an environment's key)."""
 
 
 def write_context(root: Path, dockerfile: str, fileobj: IO[bytes]) -> None:
     """Write the build context of ``root`` with ``dockerfile`` to ``fileobj`` as a tar.
 
-    The repository's own ``.dockerignore`` is honoured as ``docker build`` does. The
-    Dockerfile goes in as ``.polybench.Dockerfile``; when the repository has no
-    ``.dockerignore``, one that names only itself and that Dockerfile is added, which the
-    daemon drops from the context, so ``COPY . /testbed`` copies exactly the repository.
+    Every file of the repository goes in: its own ``.dockerignore`` is not honoured (it
+    says what the project's own images leave out, and would leave ``COPY . /testbed``
+    without the files the tests need; the official harness deletes it before building).
+    The context's ``.dockerignore`` is polybench's, naming only itself and the Dockerfile
+    (``.polybench.Dockerfile``), which the daemon then drops, so ``COPY . /testbed``
+    copies exactly the repository but its ``.dockerignore``; :func:`restore_dockerignore`
+    puts that back.
     """
-    patterns = _dockerignore(root)
-    files = sorted(exclude_paths(root, list(patterns or []), dockerfile=DOCKERFILE_NAME))
-    extra = [(DOCKERFILE_NAME, dockerfile)]
-    if patterns is None:
-        extra.append((".dockerignore", f".dockerignore\n{DOCKERFILE_NAME}\n"))
+    files = sorted(exclude_paths(root, [".dockerignore"], dockerfile=DOCKERFILE_NAME))
+    extra = [
+        (DOCKERFILE_NAME, dockerfile),
+        (".dockerignore", f".dockerignore\n{DOCKERFILE_NAME}\n"),
+    ]
     create_archive(root=str(root), files=files, fileobj=fileobj, extra_files=extra)
+
+
+def restore_dockerignore(commit: str) -> str:
+    """The Dockerfile line that puts the repository's ``.dockerignore`` back in
+    ``/testbed`` (kept out of the build context by :func:`write_context`)."""
+    return f"RUN git -C /testbed checkout -q {commit} -- .dockerignore"
 
 
 def commit_objects(clone: Path, commit: str) -> list[str]:

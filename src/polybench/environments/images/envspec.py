@@ -5,7 +5,9 @@ from and their manifest files (``package.json``, lock files, requirements, ``pom
 are the same. This is the key of the local backend's environment cache, applied to the
 Dockerfile: two tasks of one repository with the same dependencies build it once. An
 instance without a ``Dockerfile`` gets one made from its language (the same steps as the
-``mini`` Dockerfiles).
+``mini`` Dockerfiles). The Dockerfile built ends with what the test command needs
+(:mod:`polybench.environments.images.prepare`), keyed by those needs, not by the tests
+the command selects.
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from polybench.dataset.models import Instance, Language
+from polybench.environments.commandneeds import command_needs
+from polybench.environments.images.context import DOCKERIGNORE_HANDLING, restore_dockerignore
 from polybench.environments.images.errors import ImageBuildError
+from polybench.environments.images.prepare import with_preparation
 from polybench.environments.images.settings import LANGUAGE_BASES, digest, env_tag
 
 ENV_LAYOUT_VERSION = "1"
@@ -168,18 +173,27 @@ def env_spec(
     parents = from_images(dockerfile)
     resolved = [f"{p}={(parent_ids or {}).get(p, p)}" for p in parents]
     manifests = manifest_blobs(entries, dockerfile)
+    needs = command_needs(instance.test_command)
+    # Added to the key only where they apply, so that other environments keep theirs.
+    extra = [] if needs.empty else [f"needs={needs.key()}"]
+    if ".dockerignore" in entries:
+        extra.append(f"dockerignore={DOCKERIGNORE_HANDLING}")
     key = digest(
         ENV_LAYOUT_VERSION,
         dockerfile,
+        *extra,
         *resolved,
         *(f"{path}\0{blob}" for path, blob in manifests),
         instance.base_commit if exact else "",
     )
+    built = dockerfile
+    if ".dockerignore" in entries:
+        built += restore_dockerignore(instance.base_commit) + "\n"
     return EnvSpec(
         repo=instance.repo,
         commit=instance.base_commit,
         language=instance.language.value,
-        dockerfile=dockerfile,
+        dockerfile=with_preparation(built, needs),
         generated=generated,
         parents=parents,
         manifests=manifests,

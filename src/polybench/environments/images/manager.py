@@ -5,8 +5,9 @@
 
 * **base**: ``polybench_<language>_base`` (see :mod:`.bases`), built once per machine;
 * **env**: the instance's own Dockerfile, run as-is with the repository at the base
-  commit as build context, shared by every instance with the same Dockerfile and
-  manifests (see :mod:`.envspec`);
+  commit as build context, then what the test command needs (see :mod:`.prepare`),
+  shared by every instance with the same Dockerfile, needs and manifests (see
+  :mod:`.envspec`);
 * **instance**: a thin layer on the environment. When the environment was built from the
   instance's own commit, it only adds labels (no bytes). Otherwise it adds a git pack of
   the objects the environment's checkout lacks and checks the instance's commit out over
@@ -14,9 +15,10 @@
 
 With ``image_source`` ``pull`` or ``auto`` the official prebuilt image
 (``<registry>/swe-polybench.eval.x86_64.<instance_id>:<tag>``) is used instead, behind a
-label-only layer: the layer is polybench's (listed, measured and cleaned like a built
-instance image, its ``org.polybench.source`` label naming the pulled image), while the
-pulled image itself is never removed unless asked.
+layer of polybench's that adds what the test command needs (label-only when it needs
+nothing): the layer is listed, measured and cleaned like a built instance image, its
+``org.polybench.source`` label naming the pulled image, while the pulled image itself is
+never removed unless asked.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from pathlib import Path
 from docker.errors import DockerException
 
 from polybench.dataset.models import Instance
+from polybench.environments.commandneeds import command_needs
 from polybench.environments.images import bases
 from polybench.environments.images.builder import Builder, BuiltImage, image_labels
 from polybench.environments.images.context import (
@@ -45,6 +48,7 @@ from polybench.environments.images.context import (
 )
 from polybench.environments.images.envspec import EnvSpec, env_spec
 from polybench.environments.images.errors import ImageBuildError
+from polybench.environments.images.prepare import with_preparation
 from polybench.environments.images.settings import (
     BASE_NAMES,
     ImageSettings,
@@ -303,7 +307,10 @@ class ImageManager:
             return self.builder.try_pull(reference)
 
     def _official_layer(self, instance: Instance, reference: str) -> BuiltImage:
-        """A label-only layer on the pulled image, so that it is tracked like a built one.
+        """A layer on the pulled image, so that it is tracked like a built one, holding
+        what the instance's test command needs (prebuilt images are made for a test run
+        with the network: their Maven repository lacks the plugins only the test command
+        names); label-only when it needs nothing.
 
         The pulled image keeps only its own name and labels: cleaning polybench's instance
         images removes this layer, never the pulled image (``images clean --pulled`` does).
@@ -312,7 +319,11 @@ class ImageManager:
         pulled = self.builder.find(reference)
         if pulled is None:
             raise ImageBuildError(f"{reference} is missing right after it was pulled")
-        tag = instance_tag(instance.instance_id, digest("official", reference, str(pulled.id)))
+        needs = command_needs(instance.test_command)
+        parts = ["official", reference, str(pulled.id)]
+        if not needs.empty:
+            parts.append(f"needs={needs.key()}")
+        tag = instance_tag(instance.instance_id, digest(*parts))
         labels = image_labels(
             "instance",
             tag,
@@ -324,7 +335,8 @@ class ImageManager:
         )
 
         def make() -> str:
-            context = io.BytesIO(_dockerfile_tar(f"FROM {reference}\n"))
+            dockerfile = with_preparation(f"FROM {reference}\n", needs)
+            context = io.BytesIO(_dockerfile_tar(dockerfile))
             return self.builder.build(tag, context, "Dockerfile", labels, reference)
 
         return self.builder.once(tag, "instance", make)
