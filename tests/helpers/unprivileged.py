@@ -92,8 +92,10 @@ def run_unprivileged(
         "COLUMNS": "200",
         **(env or {}),
     }
-    if os.environ.get("PYTHONPATH"):
-        full_env.setdefault("PYTHONPATH", os.environ["PYTHONPATH"])
+    for name, value in os.environ.items():
+        # This machine's certificate settings (a proxy with its own CA) and Python path.
+        if "CERT" in name or name.endswith("_CA_BUNDLE") or name == "PYTHONPATH":
+            full_env.setdefault(name, value)
     return subprocess.run(
         [*outer, "--chdir", str(work), "--", *setpriv, *argv],
         env=full_env,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import stat
 import shutil
 import subprocess
 import tempfile
@@ -267,6 +268,7 @@ class EnvironmentManager:
                     log.write(f"# {note}\n")
                 layout.save(env_dir)
             (env_dir / _SUMMARY_FILE).write_text("\n".join(chain.notes) + "\n", encoding="utf-8")
+            _readable_by_all(env_dir)
             (env_dir / _COMPLETE_MARKER).write_text(recipe.name, encoding="utf-8")
         finally:
             shutil.rmtree(workspace, ignore_errors=True)
@@ -343,6 +345,20 @@ class EnvironmentManager:
                 f"environment setup failed (exit {completed.returncode}): {' '.join(argv)}",
                 env_dir / "setup.log",
             )
+
+
+def _readable_by_all(folder: Path) -> None:
+    """Let every user read ``folder`` (a sandbox's user may not be this process's): an
+    environment holds no secret, and sandboxes see it read-only."""
+    for root, dirs, files in os.walk(folder):
+        for name in (*dirs, *files, ""):
+            path = os.path.join(root, name) if name else root
+            if os.path.islink(path):
+                continue
+            mode = os.lstat(path).st_mode
+            wanted = mode | 0o044 | (0o011 if mode & 0o100 or name in dirs or not name else 0)
+            if wanted != mode:
+                os.chmod(path, stat.S_IMODE(wanted))
 
 
 def _relocate_editables(venv: Path, checkout: Path) -> None:

@@ -92,6 +92,9 @@ class MountPlan:
     def arguments(self) -> list[str]:
         """The bubblewrap arguments of this plan (system folders included)."""
         args = list(system_arguments())
+        # Private folders first: a bind below ``/tmp`` (an environment there) goes on top.
+        for private in PRIVATE_TMP:
+            args += ["--perms", "01777", "--tmpfs", private]
         extra = [p for p in self.read_only if not any(is_within(p, s) for s in system_folders())]
         bound = _outermost(extra)
         made: set[Path] = set()
@@ -107,8 +110,6 @@ class MountPlan:
             for needed in self.read_only:
                 if needed != secret and is_within(needed, secret):
                     args += ["--ro-bind", str(needed), str(needed)]
-        for private in PRIVATE_TMP:
-            args += ["--perms", "01777", "--tmpfs", private]
         for host, inside in self.writable:
             args += ["--bind", str(host), inside]
         return args
@@ -120,7 +121,7 @@ def _parent_folders(path: Path, made: set[Path]) -> list[str]:
     sandbox user's reach)."""
     args: list[str] = []
     for parent in reversed(path.parents):
-        if parent == Path("/") or parent in made:
+        if parent == Path("/") or parent in made or str(parent) in PRIVATE_TMP:
             continue
         if any(is_within(parent, system) for system in system_folders()):
             continue
