@@ -224,3 +224,20 @@ def test_validate_all_resumes_and_writes_the_dataset(
         on_result=lambda r, reused: seen.append((r.instance_id, reused)),
     )
     assert sorted(seen) == [("acme__calc-2", True), ("acme__calc-3", False)]
+
+    # A saved verdict changed by anything but the harness is not reused: it is redone.
+    saved = tmp_path / "acme__calc-2" / "result.json"
+    saved.write_text(saved.read_text().replace('"valid"', '"invalid"', 1))
+    seen.clear()
+    untrusted: list[str] = []
+    validate_all(
+        [instance],
+        _validator(calc),
+        results_dir=tmp_path,
+        on_result=lambda r, reused: seen.append((r.instance_id, reused)),
+        on_untrusted=lambda instance_id, why: untrusted.append(f"{instance_id}: {why}"),
+    )
+    assert seen == [("acme__calc-2", False)]
+    assert untrusted == [
+        "acme__calc-2: its seal does not match: it was changed after it was written"
+    ]

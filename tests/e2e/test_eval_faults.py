@@ -111,6 +111,32 @@ def test_rerun_skips_finished_instances_unless_forced(cache_env: Path, tmp_path:
     assert read_report(tmp_path / "again")["resolved_instances"] == 1
 
 
+def test_a_result_changed_outside_the_harness_is_redone_on_resume(
+    cache_env: Path, tmp_path: Path
+) -> None:
+    instance = "polybench-mini__timespan-27"
+    predictions = tmp_path / "wrong.jsonl"
+    wrong = "diff --git a/NOTES.md b/NOTES.md\nnew file mode 100644\n--- /dev/null\n"
+    wrong += "+++ b/NOTES.md\n@@ -0,0 +1 @@\n+not a fix\n"
+    predictions.write_text(json.dumps({"instance_id": instance, "model_patch": wrong}) + "\n")
+    args = ["eval", "--predictions", str(predictions), "--run-id", "forged",
+            "--instance-ids", instance, "--output-dir", str(tmp_path)]  # fmt: skip
+    assert run_cli(args, cache_env).returncode == 0
+    result_file = tmp_path / "forged" / "instances" / instance / "result.json"
+    record = json.loads(result_file.read_text())
+    assert record["status"] == "unresolved"
+    record.update(status="resolved", strict_resolved=True, official_resolved=True)
+    result_file.write_text(json.dumps(record))
+    again = run_cli(args, cache_env)
+    assert again.returncode == 0, again.stderr
+    assert f"the saved result of {instance} was redone" in again.stderr
+    assert "changed after it was written" in again.stderr
+    assert "evaluated 1, reused 0" in again.stdout
+    assert json.loads(result_file.read_text())["status"] == "unresolved"
+    report = read_report(tmp_path / "forged")
+    assert report["resolved_instances"] == 0 and instance in report["untrusted_results"]
+
+
 def test_timeout_kills_the_tests_and_is_an_infrastructure_error(
     cache_env: Path, tmp_path: Path
 ) -> None:

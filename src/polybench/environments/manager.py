@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 import shlex
-import stat
 import shutil
+import stat
 import subprocess
 import tempfile
 import time
@@ -345,6 +345,12 @@ class EnvironmentManager:
                 f"environment setup failed (exit {completed.returncode}): {' '.join(argv)}",
                 env_dir / "setup.log",
             )
+
+
+def forget_checks() -> None:
+    """Check every environment again at its next use in this process (as a new process
+    would): after something may have changed one outside the sandboxes."""
+    _checked.clear()
 
 
 def _readable_by_all(folder: Path) -> None:
