@@ -39,6 +39,8 @@ class LocalProvider:
     """Sandboxes on this machine: cached clones, cached environments, local checkouts."""
 
     name = "local"
+    sandbox_type: type[LocalSandbox] = LocalSandbox
+    """What :meth:`provide` makes (a subclass can change how commands are wrapped)."""
 
     def __init__(
         self,
@@ -68,7 +70,7 @@ class LocalProvider:
         """
         clone = self.repos.clone_for(instance.repo, instance.base_commit)
         environment = self.environments.prepare(instance, clone)
-        sandbox = LocalSandbox.create(
+        sandbox = self.sandbox_type.create(
             clone,
             instance.base_commit,
             parent=self.work_dir,
