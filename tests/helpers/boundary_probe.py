@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import sys
 import tempfile
@@ -50,7 +51,8 @@ def probe(work: Path) -> dict[str, Any]:
     (environment / "secret" / "answer").write_text("gold\n")
     for folder in (work, environment, environment / "secret"):
         folder.chmod(0o755)
-    listener_dir = Path(tempfile.mkdtemp(prefix="polybench-probe-", dir=work))
+    # Short: a socket's path is limited to about 108 bytes.
+    listener_dir = Path(tempfile.mkdtemp(prefix="pb-sock-", dir="/var/tmp"))
     listener_dir.chmod(0o755)
     listener = socket.socket(socket.AF_UNIX)
     listener.bind(str(listener_dir / "daemon.sock"))
@@ -90,6 +92,7 @@ def probe(work: Path) -> dict[str, Any]:
     finally:
         box.cleanup()
         listener.close()
+        shutil.rmtree(listener_dir, ignore_errors=True)
     return found
 
 
