@@ -18,8 +18,9 @@ from polybench.cli.inputs import (
     PredictionsOption,
     RepoDirOption,
     SplitOption,
-    load_instances_or_exit,
+    load_all_instances_or_exit,
     load_predictions_or_exit,
+    select_instances_or_exit,
 )
 
 if TYPE_CHECKING:
@@ -75,8 +76,11 @@ def metrics_command(
     from polybench.dataset.builtin import repo_dir_for
     from polybench.metrics.api import SUMMARY_FILE, score_predictions
 
-    instances = load_instances_or_exit(dataset, split, instance_ids)
-    prediction_set = load_predictions_or_exit(predictions, instances, max_patch_bytes)
+    every = load_all_instances_or_exit(dataset, split)
+    instances = select_instances_or_exit(every, instance_ids)
+    prediction_set = load_predictions_or_exit(
+        predictions, instances, max_patch_bytes, [i.instance_id for i in every]
+    )
     todo = sum(1 for i in instances if i.instance_id in prediction_set.predictions)
     progress = Progress(
         TextColumn("[bold]scoring"),

@@ -100,7 +100,7 @@ def _file_predictions(run: LoadedRun, warnings: list[str]) -> dict[str, Predicti
         warnings.append(f"predictions file {source} not found: patches taken from patch.diff")
         return {}
     try:
-        found = read_predictions_file(path)
+        found = read_predictions_file(path, allow_none=True)
     except PredictionsFileError as exc:
         warnings.append(f"predictions file unreadable ({exc}): patches taken from patch.diff")
         return {}
