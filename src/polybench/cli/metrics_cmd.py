@@ -81,7 +81,7 @@ def metrics_command(
     prediction_set = load_predictions_or_exit(
         predictions, instances, max_patch_bytes, [i.instance_id for i in every]
     )
-    todo = sum(1 for i in instances if i.instance_id in prediction_set.predictions)
+    todo = len(instances)  # an instance without a prediction is scored as an empty one
     progress = Progress(
         TextColumn("[bold]scoring"),
         BarColumn(),
@@ -109,6 +109,7 @@ def metrics_command(
     run.summary["dataset"], run.summary["predictions"] = dataset, predictions
     atomic_write_text(output_dir / SUMMARY_FILE, json.dumps(run.summary, indent=2) + "\n")
     console.print(summary_table(run.summary))
+    console.print(escape(run.summary["coverage"]), highlight=False)
     console.print(
         f"scored {len(run.results)} instances, {len(run.errors)} errors; "
         f"summary: {escape(str(output_dir / SUMMARY_FILE))}"

@@ -26,6 +26,7 @@ def _print_tables(report: Report) -> None:
         defences_table,
         detected_lines,
         disagreement_lines,
+        retrieval_overall_table,
         rules_table,
         tokens_table,
     )
@@ -72,6 +73,11 @@ def _print_tables(report: Report) -> None:
     tokens = tokens_table(report)
     if tokens is not None:
         console.print(tokens)
+    retrieval = retrieval_overall_table(report)
+    if retrieval is not None and report.retrieval is not None:
+        console.print(retrieval)
+        for note in report.retrieval.notes:
+            console.print(f"retrieval: {escape(note)}", highlight=False)
 
 
 def _paired_table(report: Report) -> Table:

@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 
 from polybench import __version__
 from polybench.dataset.models import Instance
+from polybench.metrics.coverage import coverage_note
 from polybench.metrics.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_mean
 from polybench.report.compare import (
     coverage_warning,
@@ -206,13 +207,17 @@ def build_report(
         tables.append(table)
     table6 = None
     if retrieval is not None:
+        coverage_notes = [
+            _retrieval_coverage(run, compared.instance_ids, retrieval.get(run.label, {}))
+            for run, compared in zip(runs, outcomes, strict=True)
+        ]
         table6 = retrieval_table(
             instances,
             [
                 (run.label, compared.instance_ids, retrieval.get(run.label, {}))
                 for run, compared in zip(runs, outcomes, strict=True)
             ],
-            notes=retrieval_notes,
+            notes=[*coverage_notes, *retrieval_notes],
         )
         table6.scope = scope
     else:
@@ -248,6 +253,16 @@ def build_report(
         notes=report_notes,
         prices=prices,
     )
+
+
+def _retrieval_coverage(
+    run: LoadedRun, instance_ids: Sequence[str], scores: Mapping[str, RetrievalLike]
+) -> str:
+    """How many instances the run's retrieval means are over, and how many of them had no
+    prediction (scored as empty ones, as ``polybench metrics`` does)."""
+    scored = [i for i in instance_ids if i in scores]
+    without = sum(1 for i in scored if run.status(i) == NO_PREDICTION)
+    return f"{run.label}: {coverage_note(len(scored), without)}"
 
 
 def _records(
