@@ -41,40 +41,55 @@ if TYPE_CHECKING:
 
 
 def results_table(summary: RunSummary) -> Table:
-    """Resolved / total per language (in the one language order) and overall."""
+    """Resolved / total per language (in the one language order) and overall; an
+    interrupted run's table has a ``not run`` column and its pass rates say ``partial``."""
     from rich.table import Table
 
     from polybench.dataset.models import ALL_LANGUAGES, language_rank
 
-    table = Table(title=f"run {escape(summary.run_id)}")
-    columns = ("language", "resolved", "total", "pass rate", "unresolved", "error", "empty",
-               "no pred")  # fmt: skip
+    partial = summary.partial
+    table = Table(title=f"run {escape(summary.run_id)}" + (" (interrupted)" if partial else ""))
+    columns = ["language", "resolved", "total", "pass rate (partial)" if partial else "pass rate",
+               "unresolved", "error", "empty", "no pred"]  # fmt: skip
+    if partial:
+        columns.append("not run")
     for column in columns:
         table.add_column(column, justify="left" if column == "language" else "right")
     for language in sorted(summary.per_language, key=language_rank):
         counts = summary.per_language[language]
-        table.add_row(
+        cells = [
             escape(language),
             str(counts.resolved),
             str(counts.total),
-            f"{100 * counts.pass_rate:.1f}%",
+            _rate_cell(counts.resolved, counts.decided, partial),
             str(counts.unresolved),
             str(counts.error),
             str(counts.empty_patch),
             str(counts.no_prediction),
-        )
+        ]
+        table.add_row(*cells, *([str(counts.not_run)] if partial else []))
     total, resolved = summary.total_instances, summary.resolved_instances
-    table.add_row(
+    cells = [
         f"[bold]{ALL_LANGUAGES}[/bold]",
         f"[bold]{resolved}[/bold]",
         f"[bold]{total}[/bold]",
-        f"[bold]{100 * resolved / total if total else 0:.1f}%[/bold]",
+        f"[bold]{_rate_cell(resolved, summary.decided_instances, partial)}[/bold]",
         str(summary.unresolved_instances),
         str(summary.error_instances),
         str(summary.empty_patch_instances),
         str(summary.no_prediction_instances),
-    )
+    ]
+    table.add_row(*cells, *([str(summary.not_run_instances)] if partial else []))
     return table
+
+
+def _rate_cell(resolved: int, decided: int, partial: bool) -> str:
+    """A pass rate; over the instances that ran (``of N``) when the run was cut short."""
+    if not partial:
+        return f"{100 * resolved / decided if decided else 0:.1f}%"
+    if not decided:
+        return "- (none ran)"
+    return f"{100 * resolved / decided:.1f}% of {decided}"
 
 
 def print_report(report: RunReport) -> None:
