@@ -26,6 +26,10 @@ COMMANDS: dict[str, LazyCommand] = {
         "polybench.cli.report_cmd:report_command",
         "Write stratified pass-rate and retrieval tables (Markdown, CSV, JSON, HTML).",
     ),
+    "view": LazyCommand(
+        "polybench.cli.view_cmd:view_command",
+        "Write an HTML page per instance of a run, to see what happened.",
+    ),
     "regrade": LazyCommand(
         "polybench.cli.regrade_cmd:regrade_command",
         "Re-grade a run from its saved logs with the current parsers and rules.",
