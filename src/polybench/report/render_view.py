@@ -20,6 +20,8 @@ INDEX = "index.html"
 FOLDED_CHARS = 2_000
 """Longer texts (tool outputs, messages) are folded, open on a click."""
 REASON_CHARS = 160
+FOLDED_TESTS = 20
+"""A longer list of tests is folded."""
 
 DEFENCE_MEANINGS = {
     "reverted": "the tamper policy put paths of the patch back (tests, tool configuration)",
@@ -49,8 +51,9 @@ pre { background: #f6f6f6; border: 1px solid #e6e6e6; border-radius: 4px; paddin
   white-space: pre-wrap; word-break: break-word; font-size: 0.85em; margin: 4px 0; }
 pre.cmd { background: #1f2430; color: #e8e8e8; }
 .status { font-weight: 600; padding: 1px 6px; border-radius: 4px; background: #eee; }
-.status-resolved, .status-submitted { background: #dff3e0; color: #17612a; }
-.status-unresolved, .status-agent_failed { background: #fde2e1; color: #8a1c17; }
+.status-resolved, .status-submitted, .status-passed { background: #dff3e0; color: #17612a; }
+.status-unresolved, .status-agent_failed, .status-failed, .status-errored, .status-missing {
+  background: #fde2e1; color: #8a1c17; }
 .status-error, .status-api_error, .status-harness_error { background: #fff0d6; color: #7a4b00; }
 .muted { color: #666; font-size: 0.9em; }
 .step { border-left: 4px solid #c9d6ee; padding-left: 10px; margin: 12px 0; }
@@ -182,8 +185,15 @@ def _facts(item: InstanceView) -> str:
             ("tokens", f"{_count(item.usage.input)} input{cached}, {_count(item.usage.output)} "
              "output")
         )  # fmt: skip
-    cost = "-" if item.cost is None else f"USD {item.cost:.4f}"
-    rows.append(("cost", cost if item.usage is not None else "- (no token usage recorded)"))
+    if item.usage is None:
+        cost = "- (no token usage recorded)"
+    else:
+        cost = (
+            "- (give --price-input and --price-output)"
+            if item.cost is None
+            else (f"USD {item.cost:.4f}")
+        )
+    rows.append(("cost", escape(cost)))
     body = "".join(f"<tr><th>{escape(name)}</th><td>{value}</td></tr>" for name, value in rows)
     return f'<table id="facts">{body}</table>'
 
@@ -196,9 +206,17 @@ def _tests(item: InstanceView) -> str:
     ]
     if not rows:
         return ""
+    outcomes = [o for kind in ("F2P", "P2P") for o in item.tests.get(kind, {}).values()]
+    passed = sum(1 for outcome in outcomes if outcome in ("passed", "xfail"))
+    table = (
+        "<table><thead><tr><th>list</th><th>test</th><th>outcome</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+    if len(rows) > FOLDED_TESTS:
+        table = f"<details><summary>all {len(rows)} tests</summary>{table}</details>"
     return (
-        "<section><h2>Listed tests</h2><table><thead><tr><th>list</th><th>test</th>"
-        f"<th>outcome</th></tr></thead><tbody>{''.join(rows)}</tbody></table></section>"
+        f'<section id="tests"><h2>Listed tests</h2><p class="muted">{passed} of '
+        f"{len(outcomes)} passed</p>{table}</section>"
     )
 
 
@@ -311,10 +329,10 @@ def instance_page(item: InstanceView, run: RunView, page_dir: Path) -> str:
         f'<p class="muted">run {escape(run.run_id)}</p>'
         + (f"<ul>{notes}</ul>" if notes else "")
         + f"<section><h2>Outcome</h2>{_facts(item)}</section>"
-        + _tests(item)
         + _excerpt("Test log", item.log, page_dir, "log")
         + _excerpt("Agent command output", item.agent_log, page_dir, "agent-log")
         + (_trajectory(item.trajectory) if item.trajectory is not None else "")
+        + _tests(item)
         + _files(item, page_dir)
     )
     return _page(f"{item.instance_id} ({run.run_id})", body)
