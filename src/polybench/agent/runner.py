@@ -531,7 +531,9 @@ def run_one(
     started = time.monotonic()
     try:
         ready = provider.provide(instance)
-    except (ProvisionError, SandboxError) as exc:
+    except ProvisionError as exc:
+        return _failed(instance, agent.model, "environment_error", exc.summary(), started)
+    except SandboxError as exc:
         return _failed(instance, agent.model, "environment_error", str(exc), started)
     trajectories = run_dir / TRAJECTORIES
     try:

@@ -26,6 +26,7 @@ from typing import Literal
 from polybench.dataset.models import Instance
 from polybench.environments.backends.registry import build_provider, get_backend
 from polybench.environments.backends.settings import ProviderSettings
+from polybench.environments.errors import ProvisionError, one_line
 from polybench.sandbox.base import Sandbox, SandboxError
 
 DEFAULT_INSTANCE = "polybench-mini__timespan-34"
@@ -365,7 +366,14 @@ def run_conformance(
     with tempfile.TemporaryDirectory(prefix="polybench-conformance-") as scratch:
         if settings.work_dir is None:
             settings = settings.model_copy(update={"work_dir": Path(scratch) / "sandboxes"})
-        ready = build_provider(settings).provide(instance)
+        try:
+            ready = build_provider(settings).provide(instance)
+        except ProvisionError as exc:
+            report.problems.append(f"no sandbox for {instance.instance_id}: {exc.summary()}")
+            return report
+        except SandboxError as exc:
+            report.problems.append(f"no sandbox for {instance.instance_id}: {one_line(str(exc))}")
+            return report
         box = ready.sandbox
         report.isolation = box.isolation
         probe = _Probe(box, instance, settings.allow_network)

@@ -91,10 +91,12 @@ def provide(
     try:
         return provider.provide(instance)
     except ProvisionError as exc:
+        kept = None
         if exc.log_path is not None and exc.log_path.exists():
             name = "build.log" if exc.kind == ErrorKind.IMAGE_BUILD_FAILED.value else "setup.log"
             artifacts.copy_file(name, exc.log_path)
-        raise _Infrastructure(_error_kind(exc.kind), str(exc)) from exc
+            kept = artifacts.path(name)
+        raise _Infrastructure(_error_kind(exc.kind), exc.summary(kept)) from exc
     except Cancelled:
         raise
     except SandboxError as exc:
