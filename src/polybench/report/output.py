@@ -6,9 +6,10 @@ from pathlib import Path
 
 from polybench.atomic import atomic_write_bytes, atomic_write_text
 from polybench.report.model import Report
+from polybench.report.render_latex import to_latex
 from polybench.report.render_text import csv_files, to_markdown
 
-REPORT_FILES = ("report.md", "report.json", "report.html")
+REPORT_FILES = ("report.md", "report.json", "report.tex", "report.html")
 CHARTS_DIR = "charts"
 INSTANCES_DIR = "instances"
 """``instances/<run>/``: each run's instance pages, linked from ``report.html``."""
@@ -36,7 +37,8 @@ def write_instance_pages(report: Report, output_dir: Path) -> dict[str, str]:
 def write_report(
     report: Report, output_dir: Path, html: bool = True, charts: bool = True
 ) -> list[Path]:
-    """Write ``report.md``, ``report.json``, one CSV per table, ``report.html`` (with each
+    """Write ``report.md``, ``report.json``, ``report.tex`` (LaTeX tables), one CSV per
+    table, ``report.html`` (with each
     run's instance pages under ``instances/<run>/``) and every chart as
     ``charts/<name>.svg`` and ``charts/<name>.pdf``.
 
@@ -48,6 +50,7 @@ def write_report(
     contents = {
         "report.md": to_markdown(report),
         "report.json": report.model_dump_json(indent=2),
+        "report.tex": to_latex(report),
         **csv_files(report),
     }
     drawn = []
