@@ -115,6 +115,7 @@ def run_command(
     from polybench.agent.runner import AgentInputError, AgentRunConfig, isolation_of, run_agents
     from polybench.agent.settings import AgentSettings
     from polybench.cli.progress import RunProgress
+    from polybench.logs import emit
 
     if history not in ("base", "full"):
         err_console.print("[red]error:[/red] --history is base or full")
@@ -179,15 +180,39 @@ def run_command(
         if record.reason and record.exit_status != "submitted":
             line += f" - {reason_text(record.reason)}"
         progress.bar.advance(progress.task)
-        console.print(escape(line), highlight=False)
+        if not progress.quiet:
+            console.print(escape(line), highlight=False)
         progress.log(line)
+        emit(
+            "instance_finished",
+            instance_id=record.instance_id,
+            status=record.exit_status,
+            reason=record.reason,
+            api_calls=record.api_calls,
+            input_tokens=usage.get("input_tokens", 0),
+            output_tokens=usage.get("output_tokens", 0),
+            patch_lines=len(record.model_patch.splitlines()),
+            seconds=record.wall_seconds,
+        )
 
     try:
         with progress:
             report = run_agents(config, on_start=progress.on_start, on_record=on_record)
     except AgentInputError as exc:
         err_console.print(f"[red]error:[/red] {escape(str(exc))}")
+        emit("run_refused", message=str(exc), exit_code=2)
         raise typer.Exit(2) from exc
+    emit(
+        "run_finished",
+        run_dir=str(report.run_dir),
+        predictions=len(report.records),
+        made_now=len(report.ran),
+        reused=len(report.reused),
+        produced=len(report.produced),
+        stopped=report.stopped,
+        endpoint_check=report.endpoint_check,
+        exit_code=0 if report.produced and report.stopped is None else 1,
+    )
     records = report.records.values()
     calls = sum(r.api_calls for r in records)
     tokens_in = sum(r.usage.get("input_tokens", 0) for r in records)

@@ -230,6 +230,7 @@ def eval_command(
 def run(config: EvalConfig) -> None:
     """Evaluate ``config`` with a progress display; exit with the run's exit status."""
     from polybench.cli.progress import RunProgress
+    from polybench.logs import emit
     from polybench.runner.api import ExitCode, InputError, evaluate
     from polybench.runner.run import OutputDirectoryError
 
@@ -237,11 +238,14 @@ def run(config: EvalConfig) -> None:
 
     def on_plan(plan: RunPlan) -> None:
         progress.log_path = plan.run_dir / "run.log"
+        emit("run_planned", run_id=plan.run_id, run_dir=str(plan.run_dir),
+             instances=len(plan.instances), predictions=str(config.predictions))  # fmt: skip
         for problem in plan.predictions.problems:
             err_console.print(
                 f"[yellow]warning:[/yellow] {escape(f'predictions {problem} (skipped)')}"
             )
             progress.log(f"warning: predictions {problem} (skipped)")
+            emit("warning", message=f"predictions {problem} (skipped)")
         if config.predictions in ("gold", "empty"):
             err_console.print(
                 f"[yellow]note:[/yellow] evaluating the dataset's {config.predictions} "
@@ -253,11 +257,30 @@ def run(config: EvalConfig) -> None:
             report = evaluate(config, progress, on_plan=on_plan)
     except InputError as exc:
         err_console.print(f"[red]error:[/red] {escape(str(exc))}")
+        emit("run_refused", message=str(exc), exit_code=int(ExitCode.BAD_INPUT))
         raise typer.Exit(ExitCode.BAD_INPUT) from exc
     except OutputDirectoryError as exc:
         err_console.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(ExitCode.OUTPUT_FAILED) from exc
     print_report(report)
+    summary = report.summary
+    emit(
+        "run_finished",
+        run_id=summary.run_id,
+        run_dir=str(report.run_dir),
+        exit_code=int(report.exit_code),
+        interrupted=report.interrupted,
+        total=summary.total_instances,
+        resolved=summary.resolved_instances,
+        unresolved=summary.unresolved_instances,
+        error=summary.error_instances,
+        empty_patch=summary.empty_patch_instances,
+        no_prediction=summary.no_prediction_instances,
+        not_run=summary.not_run_instances,
+        pass_rate=summary.pass_rate,
+        partial=summary.partial,
+        wall_seconds=summary.wall_seconds,
+    )
     if report.interrupted:
         resume = resume_command(report.summary.run_id)
         err_console.print(

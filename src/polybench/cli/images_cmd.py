@@ -209,6 +209,7 @@ def _build_with_progress(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from polybench.environments.images.plan import execute
+    from polybench.logs import QUIET, emit, verbosity
 
     progress = Progress(
         TextColumn("[bold]{task.fields[level]:<8}"),
@@ -223,17 +224,30 @@ def _build_with_progress(
     tasks = {lvl: progress.add_task("", total=totals[lvl], level=lvl) for lvl in levels}
     failures = 0
 
+    quiet = verbosity() == QUIET
+
     def on_event(event: BuildEvent) -> None:
         nonlocal failures
         if event.level in tasks:
             progress.advance(tasks[event.level])
             progress.update(tasks[event.level], description=event.name)
+        emit(
+            "image_built" if event.ok else "image_failed",
+            level=event.level,
+            name=event.name,
+            reused=event.reused,
+            seconds=round(event.seconds, 2),
+            message=event.message,
+        )
+        name = escape(event.name)
         if event.ok:
             how = "reused" if event.reused else f"built in {event.seconds:.0f}s"
-            console.print(f"[green]ok[/green]     {event.level:<8} {event.name} ({how})")
+            if not quiet:
+                console.print(f"[green]ok[/green]     {event.level:<8} {name} ({how})")
         else:
             failures += 1
-            console.print(f"[red]failed[/red] {event.level:<8} {event.name}: {event.message}")
+            message = escape(event.message)
+            console.print(f"[red]failed[/red] {event.level:<8} {name}: {message}")
 
     with progress:
         execute(manager, plan, workers, on_event, levels)

@@ -10,6 +10,7 @@ tools first, stdout and stderr apart, and the verdict rules of
 from __future__ import annotations
 
 import hashlib
+import logging
 import random
 import secrets
 import time
@@ -44,6 +45,8 @@ from polybench.runner.steps import (
 )
 from polybench.sandbox.base import SandboxError
 from polybench.sandbox.cancel import Cancelled
+
+log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT_SECONDS = 1800.0
 
@@ -157,6 +160,13 @@ class InstanceRunner:
             artifacts.write_text("harness_error.txt", traceback.format_exc())
         timer.measure("total", started)
         result.timings = timer.timings
+        log.debug(
+            "%s: %s after %s (%s)",
+            instance.instance_id,
+            result.status.value,
+            ", ".join(f"{step} {seconds:.1f}s" for step, seconds in timer.timings.items()),
+            result.reason or "no reason",
+        )
         return result
 
     def _evaluate(
@@ -177,8 +187,16 @@ class InstanceRunner:
             raise _Infrastructure(ErrorKind.UNKNOWN_PARSER, str(exc)) from exc
         result.parser = spec.parser
         started = time.monotonic()
+        log.debug("%s: providing a %s sandbox", instance.instance_id, self.provider.name)
         ready = provide(self.provider, instance, artifacts)
         timer.measure("setup", started)
+        log.debug(
+            "%s: sandbox ready (%s isolation, environment %s%s)",
+            instance.instance_id,
+            ready.sandbox.isolation,
+            ready.environment.recipe,
+            ", reused" if ready.environment.reused else "",
+        )
         result.isolation = ready.sandbox.isolation
         result.environment = ready.environment.recipe
         result.environment_reused = ready.environment.reused
@@ -267,6 +285,7 @@ class InstanceRunner:
         timer.measure("apply", started)
 
         started = time.monotonic()
+        log.debug("%s: patch applied by %s; running the tests", spec.instance_id, admission.method)
         run = run_tests(sandbox, spec, harness_env(ready, facts), self.settings.timeout)
         timer.measure("tests", started)
         artifacts.write_text("eval.sh", run.script)
