@@ -4,13 +4,19 @@ and are over the instances that ran."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from rich.console import Console
 
 from polybench.cli.eval_cmd import results_table
+from polybench.report.build import build_report
+from polybench.report.render_text import to_markdown
 from polybench.report.run_report import summary_lines
+from polybench.report.runs import attach_dataset, load_run
 from polybench.runner.records import RunSummary
 from polybench.runner.summary import build_summary
-from tests.helpers.report_data import dataset, graded
+from tests.helpers.report_data import dataset, graded, write_run
 
 
 def _interrupted() -> tuple[list[str], RunSummary]:
@@ -60,3 +66,19 @@ def test_a_finished_run_keeps_its_plain_table() -> None:
     text = console.export_text()
     assert not summary.partial and "not run" not in text and "partial" not in text
     assert summary_lines(summary)[0].startswith("pass rate by rule: strict 10.0% (1/10)")
+
+
+def test_the_report_counts_an_interrupted_run_as_partial(tmp_path: Path) -> None:
+    instances = {i.instance_id: i for i in dataset()}
+    run_dir = write_run(tmp_path, "cut", {"a-1": "resolved", "d-1": "unresolved"})
+    summary = json.loads((run_dir / "report.json").read_text())
+    summary["not_run_ids"] = [i for i in instances if i not in ("a-1", "d-1")]
+    (run_dir / "report.json").write_text(json.dumps(summary))
+    run = load_run(run_dir)
+    attach_dataset(run, instances)
+    assert not run.finished and run.instance_ids == ["a-1", "d-1"]
+    (warning,) = run.warnings
+    assert warning.startswith("interrupted run: 8 instances were not run; partial: scored over")
+    report = build_report([run], instances, n_resamples=50, seed=1)
+    assert report.runs[0].pass_rate == 0.5 and not report.runs[0].finished
+    assert "2 of 10 (unfinished: partial)" in to_markdown(report)

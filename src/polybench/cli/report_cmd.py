@@ -42,7 +42,7 @@ def _print_tables(report: Report) -> None:
     for column in columns:
         runs.add_column(column, justify="left" if column in ("run", "model") else "right")
     for run in report.runs:
-        covers = run.coverage if run.finished else f"{run.coverage} (unfinished)"
+        covers = run.coverage if run.finished else f"{run.coverage} (unfinished: partial)"
         runs.add_row(
             escape(run.label),
             escape(run.model),
