@@ -1,6 +1,7 @@
 """``agent run`` on real local sandboxes, ending honestly: it stops when its first
-instances all fail on the API, exits 1 when nothing was produced, refuses to resume a run
-id made with other settings unless asked, and shows an agent command's failure."""
+instances all fail on the API, exits 1 when nothing was produced (an agent command that
+never ran included), refuses to resume a run id made with other settings unless asked,
+and shows an agent command's failure."""
 
 from __future__ import annotations
 
@@ -146,8 +147,10 @@ def test_an_agent_commands_failure_shows_its_output_on_the_console(
         )  # fmt: skip
     finally:
         server.stop()
-    assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("agent_failed"))
     assert lines[at].endswith("the command exited with status 7; its output ends with:")
     assert lines[at + 1 : at + 3] == ["    first line", "    no such agent: [red]x[/red]"]
+    # A command that failed before any model call and changed nothing made no prediction.
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "no prediction was made" in done.stderr and "agent_failed 1" in done.stderr

@@ -147,8 +147,18 @@ class AgentRunReport(BaseModel):
 
     @property
     def produced(self) -> list[str]:
-        """The instances with a prediction the model made (not redone by a rerun)."""
-        return [i for i, r in self.records.items() if r.exit_status not in REDONE_STATUSES]
+        """The instances with a prediction the agent made (see :func:`made_something`)."""
+        return [i for i, r in self.records.items() if made_something(r)]
+
+
+def made_something(record: AgentRecord) -> bool:
+    """Whether the agent made a prediction: not an error a rerun redoes, and not an agent
+    command that failed without a patch or a single model call (it never ran: a command
+    not found, a crash at start)."""
+    if record.exit_status in REDONE_STATUSES:
+        return False
+    never_ran = record.exit_status == "agent_failed" and record.api_calls == 0
+    return not (never_ran and not record.model_patch.strip())
 
 
 class ApiFailing(Exception):

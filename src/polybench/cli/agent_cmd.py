@@ -228,7 +228,8 @@ def run_command(
         endings = Counter(r.exit_status for r in records)
         counts = ", ".join(f"{status} {n}" for status, n in sorted(endings.items()))
         err_console.print(
-            "[red]error:[/red] no prediction was made: every instance ended in an error "
+            "[red]error:[/red] no prediction was made: every instance ended in an error, "
+            "or its command failed before any model call, changing nothing "
             f"({escape(counts or 'no instance ran')}); see the reasons above and "
             f"{escape(str(report.run_dir / 'trajectories'))}"
         )
