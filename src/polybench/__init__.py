@@ -21,6 +21,9 @@ import importlib
 from typing import Any
 
 __version__ = "0.1.0"
+DISTRIBUTION = "polybench-harness"
+"""The name to ``pip install`` (the name ``polybench`` on the package index is another
+project's); the import package and the command are ``polybench``."""
 
 _LAZY = {
     "EvalConfig": "polybench.runner.api",
@@ -34,7 +37,7 @@ _LAZY = {
     "load_dataset": "polybench.dataset.loaders",
 }
 
-__all__ = ["__version__", *_LAZY]
+__all__ = ["DISTRIBUTION", "__version__", *_LAZY]
 
 
 def __getattr__(name: str) -> Any:

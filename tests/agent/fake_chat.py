@@ -9,6 +9,11 @@ answers with a minimal Responses API object. A request past the end of the scrip
 HTTP 500 ``script exhausted``. With a ``responder``, each reply is computed from the
 request body instead (for concurrent clients, whose order is not known). ``sent`` keeps
 the body bytes of every answer (for a stream: the concatenated SSE text).
+
+The endpoint check an agent run sends first (:mod:`polybench.agent.preflight`) is
+answered as a model with tool calling answers it, with a ``submit`` call, outside the
+script, and kept in ``checks`` (not ``requests``); ``answer_check=False`` puts it through
+the script like any request.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from polybench.agent.preflight import CHECK_MESSAGE
 from tests.helpers.local_http import server_url, start_local_server, stop_server
 
 
@@ -69,11 +75,23 @@ def error(status: int, message: str = "scripted failure") -> Reply:
     return Reply(status=status, error=message, usage=None)
 
 
+def is_check(body: dict[str, Any]) -> bool:
+    """Whether a request is an agent run's endpoint check."""
+    messages = body.get("messages") or []
+    return [m.get("content") for m in messages if isinstance(m, dict)] == [CHECK_MESSAGE]
+
+
+CHECK_REPLY = Reply(calls=(Call("check-0", "submit", "{}"),), usage=(30, 5, 0))
+"""What a model with tool calling answers to the endpoint check."""
+
+
 @dataclass
 class ScriptedChatServer:
     replies: list[Reply]
     responder: Callable[[dict[str, Any]], Reply] | None = None
     requests: list[dict[str, Any]] = field(default_factory=list)
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    answer_check: bool = True
     sent: list[bytes] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
     authorizations: list[str | None] = field(default_factory=list)
@@ -103,6 +121,10 @@ class ScriptedChatServer:
 
     def next_reply(self, body: dict[str, Any], path: str, auth: str | None) -> tuple[int, Reply]:
         with self._lock:
+            if self.answer_check and is_check(body):
+                self.checks.append(body)
+                self.authorizations.append(auth)
+                return 10_000 + len(self.checks), CHECK_REPLY
             self.requests.append(body)
             self.paths.append(path)
             self.authorizations.append(auth)

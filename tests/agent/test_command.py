@@ -3,6 +3,7 @@ to the model (and no other), how it ends, and the runs that are refused."""
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from collections.abc import Iterator
@@ -106,9 +107,11 @@ def settings(upstream: ScriptedChatServer, wall_clock: float = 120.0) -> AgentSe
 
 
 def ask_command(upstream: ScriptedChatServer) -> str:
+    # The interpreter itself, not a venv's link to it: a venv may live under /tmp, which
+    # is the sandbox's own (ASK needs only the standard library).
+    python = os.path.realpath(sys.executable)
     return (
-        f"PB_UPSTREAM={upstream.url.split('//', 1)[1]} "
-        f"{shlex.quote(sys.executable)} -c {shlex.quote(ASK)}"
+        f"PB_UPSTREAM={upstream.url.split('//', 1)[1]} {shlex.quote(python)} -c {shlex.quote(ASK)}"
     )
 
 

@@ -10,7 +10,6 @@ from typer.testing import CliRunner
 from polybench.cli.main import app
 
 runner = CliRunner()
-SAMPLES = Path("/work/shared/samples/test-logs")
 
 
 def test_parse_log_prints_statuses(tmp_path: Path) -> None:

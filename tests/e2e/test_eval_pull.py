@@ -256,3 +256,36 @@ def test_images_clean_removes_a_pulled_image_only_when_asked(
     assert f"removed pulled image {prebuilt.reference}" in removed.stdout
     assert not _is_local(layer.tag) and not _is_local(prebuilt.reference)
     assert _is_local(prebuilt.built_tag), "the built image it was made from stays"
+
+
+def _plan_row(output: str, level: str) -> tuple[int, int]:
+    """(needed, missing) of a level in the table ``images build`` prints."""
+    for line in output.splitlines():
+        cells = [cell.strip() for cell in line.strip("│┃ ").split("│")]
+        if cells and cells[0] == level:
+            return int(cells[1]), int(cells[2])
+    raise AssertionError(f"no {level} row in:\n{output}")
+
+
+def test_the_build_estimate_counts_the_layer_a_pulled_image_still_needs(
+    prebuilt: Prebuilt, cache_env: Path
+) -> None:
+    _forget(prebuilt.value)
+    args = [
+        *("images", "build", "--dataset", "mini", "--instance-ids", PUSHED),
+        *("--image-source", "pull", "--image-registry", prebuilt.registry, "--image-tag", TAG),
+    ]
+    before = run_cli([*args, "--dry-run"], cache_env)
+    assert before.returncode == 0, before.stdout + before.stderr
+    assert _plan_row(before.stdout, "pull") == (1, 1)
+    assert _plan_row(before.stdout, "instance") == (1, 1)
+    docker_client().images.pull(*prebuilt.reference.rsplit(":", 1))  # here, without its layer
+    pulled = run_cli([*args, "--dry-run"], cache_env)
+    assert _plan_row(pulled.stdout, "pull") == (1, 0)
+    assert _plan_row(pulled.stdout, "instance") == (1, 1), pulled.stdout  # the layer is not
+    built = run_cli(args, cache_env)
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert "ok     instance polybench-instance/" in built.stdout and "(built" in built.stdout
+    after = run_cli([*args, "--dry-run"], cache_env)
+    assert _plan_row(after.stdout, "pull") == (1, 0)
+    assert _plan_row(after.stdout, "instance") == (1, 0)

@@ -97,7 +97,7 @@ def test_the_ray_executor_without_ray_says_how_to_install_it(
 ) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)
     monkeypatch.delitem(sys.modules, "polybench.runner.ray_executor", raising=False)
-    with pytest.raises(ExecutorUnavailable, match=r"pip install 'polybench\[ray\]'"):
+    with pytest.raises(ExecutorUnavailable, match=r"pip install 'polybench-harness\[ray\]'"):
         make_runner("ray", ProviderSettings(), RunSettings())
 
 

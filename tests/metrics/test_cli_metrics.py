@@ -76,10 +76,12 @@ def test_metrics_on_mini_with_bad_predictions(
     empty = json.loads((out / f"{empty_id}_metrics.json").read_text())
     assert empty["node_retrieval_metrics"] == {"recall": 0.0, "precision": 0.0, "f1": 0.0}
     summary = json.loads((out / "metrics_summary.json").read_text())
-    assert summary["scored_instances"] == 3
+    # The 13 instances without a prediction count as empty predictions, in every mean.
+    assert summary["scored_instances"] == 16
     assert summary["instances_without_prediction"] == 13
-    assert summary["overall"]["file_retrieval_metrics"]["f1"] == pytest.approx(1 / 3)
-    assert summary["per_language"]["Python"]["instances"] == 1
+    assert summary["overall"]["file_retrieval_metrics"]["f1"] == pytest.approx(1 / 16)
+    assert summary["per_language"]["Python"]["instances"] == 4
+    assert "means over 16 instances, 13 of them without a prediction" in result.output
     assert summary["notes"][empty_id] == "empty prediction"
     assert summary["notes"][stale_id].startswith("patch does not apply")
     assert len(summary["input_problems"]) == 2

@@ -41,8 +41,8 @@ def test_report_renders_without_errors_and_shows_report_json(tmp_path: Path) -> 
     # A chart per table, the retrieval chart and the paired comparison chart.
     assert len(charts) == len(data["tables"]) + 2 and all(width > 200 for width in charts)
     # Runs, both rules, defences, paired comparison, every table, the overall token usage
-    # (agent-a reports some), file and node retrieval.
-    assert visit.probes["tables"] == 4 + len(data["tables"]) + 1 + 2
+    # (agent-a reports some), file and node retrieval, each run's instances.
+    assert visit.probes["tables"] == 4 + len(data["tables"]) + 1 + 2 + len(data["runs"])
 
     lines = visit.text.splitlines()
     for run in data["runs"]:

@@ -86,7 +86,7 @@ def test_the_warning_is_in_every_format(killed: Report) -> None:
     assert f"> **Warning:** {warning}" in markdown
     assert markdown.index("**Warning:**") < markdown.index("## Runs")
     assert "*Runs compared on the 2 instances they all cover (of 10 in the dataset).*" in markdown
-    assert "2 of 10 (unfinished)" in markdown and "common pass rate (%)" in markdown
+    assert "2 of 10 (unfinished: partial)" in markdown and "common pass rate (%)" in markdown
     html = to_html(killed)
     assert '<div class="warning" role="alert"><strong>Warning:</strong> ' in html
     assert html.count('class="warning"') == len(killed.warnings)

@@ -526,10 +526,12 @@ def test_a_provision_error_becomes_an_error_of_its_kind(
     result = evaluate(instance, provider, artifacts)
 
     assert result.status is Status.ERROR and result.error_kind is expected
-    assert result.reason == f"no sandbox ({kind})"
+    kept = "build.log" if kind == "image_build_failed" else "setup.log"
+    what = "build log" if kind == "image_build_failed" else "log"
+    # One line, naming the copy of the log in the instance's folder.
+    assert result.reason == f"no sandbox ({kind}) ({what}: {artifacts.path(kept)})"
     assert provider.provided == [instance]
     assert not result.patch_applied and result.isolation is None
-    kept = "build.log" if kind == "image_build_failed" else "setup.log"
     assert artifacts.read_text(kept) == "step 3 of 5 failed\n"
     assert {p.name for p in artifacts.directory.iterdir()} == {"patch.diff", kept}
 

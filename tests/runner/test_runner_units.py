@@ -175,3 +175,32 @@ def test_the_local_executor_is_a_thread_pool_runner(tmp_path: Path) -> None:
     runner = make_runner("local", ProviderSettings(work_dir=tmp_path), RunSettings(timeout=5))
     assert isinstance(runner, Runner)
     assert runner.instance_runner.settings.timeout == 5
+
+
+def test_after_ctrl_c_an_instance_that_had_just_finished_is_a_result(tmp_path: Path) -> None:
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    plan = _plan(tmp_path, 3)
+    outcome = RunOutcome()
+    collector = ResultCollector(plan, outcome)
+    first, second, third = plan.instances
+    finished: Future[InstanceResult] = Future()  # done, but the loop had not taken it
+    finished.set_result(
+        InstanceResult(
+            instance_id=first.instance_id, repo="o/r", language="Python", status=Status.RESOLVED
+        )
+    )
+    taken: Future[InstanceResult] = Future()  # done and already recorded
+    taken.set_result(
+        InstanceResult(
+            instance_id=second.instance_id, repo="o/r", language="Python", status=Status.RESOLVED
+        )
+    )
+    collector.add(second, taken.result())
+    queued: Future[InstanceResult] = Future()  # never started
+    runner = Runner(_Scripted([None]))  # type: ignore[arg-type]
+    with ThreadPoolExecutor(1) as pool:
+        runner._wind_down(pool, {finished: first, taken: second, queued: third}, collector)
+    assert sorted(outcome.results) == [first.instance_id, second.instance_id]
+    assert outcome.evaluated.count(second.instance_id) == 1
+    assert queued.cancelled()

@@ -190,3 +190,46 @@ def test_metadata_options() -> None:
     for bad in ("oss", "=true"):
         with pytest.raises(SubmissionError, match="key=value"):
             parse_metadata_options([bad])
+
+
+def test_an_agent_runs_trajectories_are_copied_into_trajs(
+    tmp_path: Path, mini: dict[str, Instance]
+) -> None:
+    from polybench.submission.check import check_submission
+    from polybench.submission.models import TRAJS_DIR
+
+    agent = tmp_path / "agent-run"
+    (agent / "trajectories").mkdir(parents=True)
+    entries = standard_entries(mini)
+    lines = [
+        {"instance_id": r.instance_id, "model_patch": patch, "model_name_or_path": MODEL}
+        for r, patch in entries
+    ]
+    (agent / "predictions.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    (agent / "trajectories" / f"{RESOLVED}.traj.json").write_text('{"steps": []}\n')
+    (agent / "trajectories" / f"{UNRESOLVED}.agent.log").write_text("my agent's output\n")
+    run_dir = write_run(
+        tmp_path / "run", entries, predictions_source=str(agent / "predictions.jsonl")
+    )
+    out = tmp_path / "sub"
+    report = build_submission(load_finished_run(run_dir), out, mini, dataset="mini", scorer=None)
+    assert sorted(p.name for p in (out / TRAJS_DIR).iterdir()) == [
+        f"{RESOLVED}.traj.json",
+        f"{UNRESOLVED}.agent.log",
+    ]
+    assert (out / TRAJS_DIR / f"{UNRESOLVED}.agent.log").read_text() == "my agent's output\n"
+    assert report.trajectories == 2
+    assert any("1 instances have no trajectory" in w and EMPTY in w for w in report.warnings)
+    checked = check_submission(out, mini)
+    missing = [p for p in checked.problems if p.where == TRAJS_DIR]
+    assert len(missing) == 1 and EMPTY in missing[0].message
+
+
+def test_a_run_without_an_agent_folder_says_trajs_are_to_be_added(
+    synthetic_run: Path, tmp_path: Path, mini: dict[str, Instance]
+) -> None:
+    report = build_submission(
+        load_finished_run(synthetic_run), tmp_path / "sub", mini, dataset="mini", scorer=None
+    )
+    assert report.trajectories == 0
+    assert any("no agent trajectories found" in w and "trajs/" in w for w in report.warnings)

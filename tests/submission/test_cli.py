@@ -60,7 +60,7 @@ def test_build_then_check(synthetic_run: Path, tmp_path: Path) -> None:
     )
     assert built.exit_code == 0, built.output
     assert "pass rate 6.25% (1/16)" in built.output
-    assert "3 predictions, 3 results and 3 metrics files" in built.output.replace("wrote ", "")
+    assert "3 predictions, 3 results, 3 metrics files and 0 trajectories" in built.output
     again = runner.invoke(
         app, ["submission", "build", str(synthetic_run), "--output-dir", str(out)]
     )

@@ -20,7 +20,7 @@ from polybench.submission.models import (
     parse_pass_rate,
 )
 
-LEADERBOARD = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "leaderboard"
+LEADERBOARD = Path(__file__).resolve().parents[1] / "data" / "leaderboard"
 
 
 def _leaderboard_runs() -> list[str]:

@@ -134,9 +134,10 @@ class CommandAgent:
         if result.exit_code == 0:
             return CommandEnding("submitted", "the command exited 0", 0, usage, result.output)
         tail = result.output[-TAIL_CHARS:].strip()
+        said = f"its output ends with:\n{tail}" if tail else "it printed nothing"
         return CommandEnding(
             "agent_failed",
-            f"the command exited with status {result.exit_code}; its output ends with:\n{tail}",
+            f"the command exited with status {result.exit_code}; {said}",
             result.exit_code,
             usage,
             result.output,

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from polybench import DISTRIBUTION
 from polybench.agent.command import CommandAgent
 from polybench.agent.proxy import MeteringProxy
 from polybench.agent.runner import AgentInputError, AgentRecord, run_one, start_proxy
@@ -108,7 +109,7 @@ def run_on_ray(
         if exc.name is not None and exc.name.split(".")[0] != "ray":
             raise
         raise AgentInputError(
-            f"the ray executor needs Ray ({exc}): pip install 'polybench[ray]'"
+            f"the ray executor needs Ray ({exc}): pip install '{DISTRIBUTION}[ray]'"
         ) from exc
     num_cpus = max(1, math.ceil(schedule.workers * schedule.cpus_per_task))
     try:

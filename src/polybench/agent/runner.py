@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from polybench.agent.command import COMMAND_ISOLATIONS, CommandAgent, CommandEnding, relay_mounts
 from polybench.agent.loop import run_episode
+from polybench.agent.preflight import EndpointCheckError, check_endpoint
 from polybench.agent.proxy import MeteringProxy
 from polybench.agent.sandboxed import SandboxWorkspace, TakenPatch, take_patch
 from polybench.agent.settings import AgentSettings
@@ -93,6 +94,10 @@ class AgentRunConfig(BaseModel):
     ray_address: str | None = None
     ray_cpus_per_task: float = Field(1.0, gt=0)
     ray_max_retries: int = Field(2, ge=0)
+    check_endpoint: bool = True
+    """Send one small request first (:mod:`polybench.agent.preflight`); off: skip it."""
+    resume_changed: bool = False
+    """Resume a run id made with other settings (by default that is refused)."""
 
 
 class AgentRecord(BaseModel):
@@ -133,11 +138,75 @@ class AgentRunReport(BaseModel):
     untrusted: str | None = None
     """Why the saved predictions of an earlier attempt were not reused (their seal failed:
     changed outside the harness), or None."""
+    stopped: str | None = None
+    """Why the run stopped before its end (the first instances all failed on the API)."""
+    endpoint_check: str = ""
+    """What the check request before the run found ("" when it was skipped)."""
 
     @property
     def predictions_file(self) -> Path:
         """``<run_dir>/predictions.jsonl``."""
         return self.run_dir / PREDICTIONS_FILE
+
+    @property
+    def produced(self) -> list[str]:
+        """The instances with a prediction the agent made (see :func:`made_something`)."""
+        return [i for i, r in self.records.items() if made_something(r)]
+
+
+def made_something(record: AgentRecord) -> bool:
+    """Whether the agent made a prediction: not an error a rerun redoes, and not an agent
+    command that failed without a patch or a single model call (it never ran: a command
+    not found, a crash at start)."""
+    if record.exit_status in REDONE_STATUSES:
+        return False
+    never_ran = record.exit_status == "agent_failed" and record.api_calls == 0
+    return not (never_ran and not record.model_patch.strip())
+
+
+class ApiFailing(Exception):
+    """The first instances of a run all failed on the model's API: stop starting others."""
+
+
+FIRST_FAILURES = 3
+"""A run stops when its first this many finished instances all failed on the API."""
+
+
+def failed_on_api(record: AgentRecord) -> bool:
+    """Whether the instance ended because the model's API failed (no answer was had)."""
+    if record.exit_status == "api_error":
+        return True
+    calls = record.proxy_calls or {}
+    return (
+        record.exit_status == "agent_failed"
+        and record.api_calls == 0
+        and calls.get("failed", 0) > 0
+    )
+
+
+class _ApiWatch:
+    """Raises :class:`ApiFailing` when the first :data:`FIRST_FAILURES` instances to finish
+    all failed on the API; any other ending first turns the watch off."""
+
+    def __init__(self, todo: int) -> None:
+        self.needed = min(FIRST_FAILURES, todo)
+        self.failures: list[AgentRecord] = []
+        self.watching = todo > FIRST_FAILURES
+
+    def see(self, record: AgentRecord) -> None:
+        if not self.watching:
+            return
+        if not failed_on_api(record):
+            self.watching = False
+            return
+        self.failures.append(record)
+        if len(self.failures) >= self.needed:
+            last = (record.reason.strip().splitlines() or [""])[0]
+            raise ApiFailing(
+                f"the first {len(self.failures)} instances all failed on the model's API "
+                f"(last: {last}); the others were not started: check --base-url, the key "
+                "and the model, then rerun with the same --run-id"
+            )
 
 
 def _instances(config: AgentRunConfig) -> list[Instance]:
@@ -265,6 +334,13 @@ def run_agents(
         safe_dir_name(instance.instance_id)
     run_id = config.run_id or datetime.now().strftime("%Y%m%d-%H%M%S")
     run_dir = (config.output_dir / run_id).expanduser().resolve()
+    earlier = earlier_settings(run_dir, config)
+    checked = ""
+    if config.check_endpoint:  # before anything is prepared
+        try:
+            checked = check_endpoint(config.agent, tools=config.agent_command is None)
+        except EndpointCheckError as exc:
+            raise AgentInputError(f"the endpoint check failed: {exc}") from exc
     repo_dir = repo_dir_for(config.dataset, config.repo_dir)
     settings = _settings(config, run_dir, repo_dir)
     problems = get_backend(config.backend).self_check(settings)
@@ -282,25 +358,21 @@ def run_agents(
         raise AgentInputError(f"--agent-command cannot run in {isolation} sandboxes")
     network = network_of(config, isolation)
     run_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(
-        run_dir / "run.json",
-        json.dumps(
-            {
-                "run_id": run_id,
-                "kind": "agent",
-                "dataset": config.dataset if isinstance(config.dataset, str) else "given",
-                "instances": len(instances),
-                "agent": config.agent.model_dump(mode="json"),
-                "agent_command": config.agent_command,
-                "backend": config.backend,
-                "isolation": isolation,
-                "network": network,
-                "executor": config.executor,
-                "history": config.history,
-            },
-            indent=2,
-        ),
-    )
+    record = {
+        "run_id": run_id,
+        "kind": "agent",
+        "dataset": config.dataset if isinstance(config.dataset, str) else "given",
+        "instances": len(instances),
+        **compared_settings(config),
+        "backend": config.backend,
+        "isolation": isolation,
+        "network": network,
+        "executor": config.executor,
+        "endpoint_check": checked or "skipped",
+    }
+    if earlier:
+        record["earlier_settings"] = earlier
+    atomic_write_text(run_dir / "run.json", json.dumps(record, indent=2))
     saved, untrusted = read_records(run_dir / PREDICTIONS_FILE)
     book = _RecordBook(run_dir / PREDICTIONS_FILE, saved)
     reused = [
@@ -314,26 +386,32 @@ def run_agents(
     if on_start is not None:
         on_start(len(todo), len(reused))
     ran: list[str] = []
+    watch = _ApiWatch(len(todo))
 
     def done(record: AgentRecord) -> None:
         book.add(record)
         ran.append(record.instance_id)
         if on_record is not None:
             on_record(record)
+        watch.see(record)
 
-    if todo and config.executor == "ray":
-        from polybench.agent.distributed import AgentJob, RaySchedule, run_on_ray
+    stopped: str | None = None
+    try:
+        if todo and config.executor == "ray":
+            from polybench.agent.distributed import AgentJob, RaySchedule, run_on_ray
 
-        job = AgentJob(settings, config.agent, config.agent_command, str(run_dir))
-        schedule = RaySchedule(
-            address=config.ray_address,
-            cpus_per_task=config.ray_cpus_per_task,
-            max_retries=config.ray_max_retries,
-            workers=config.workers,
-        )
-        run_on_ray(job, todo, schedule, done)
-    elif todo:
-        _run_here(config, settings, todo, run_dir, done)
+            job = AgentJob(settings, config.agent, config.agent_command, str(run_dir))
+            schedule = RaySchedule(
+                address=config.ray_address,
+                cpus_per_task=config.ray_cpus_per_task,
+                max_retries=config.ray_max_retries,
+                workers=config.workers,
+            )
+            run_on_ray(job, todo, schedule, done)
+        elif todo:
+            _run_here(config, settings, todo, run_dir, done)
+    except ApiFailing as exc:
+        stopped = str(exc)
     return AgentRunReport(
         run_dir=run_dir,
         records=book.records,
@@ -341,7 +419,64 @@ def run_agents(
         ran=ran,
         reused=reused,
         untrusted=untrusted,
+        stopped=stopped,
+        endpoint_check=checked,
     )
+
+
+SETTINGS_KEPT_APART = frozenset(
+    {"api_key_env", "request_timeout", "max_retries", "retry_backoff_seconds",
+     "retry_backoff_max_seconds"}
+)  # fmt: skip
+"""Agent settings that do not change what the model is asked or allowed to do."""
+
+
+def compared_settings(config: AgentRunConfig) -> dict[str, Any]:
+    """What ``run.json`` records of the run's settings; a resumed run must have the same
+    (except :data:`SETTINGS_KEPT_APART`)."""
+    return {
+        "agent": config.agent.model_dump(mode="json"),
+        "agent_command": config.agent_command,
+        "history": config.history,
+    }
+
+
+def _differences(before: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    changed = []
+    old_agent, new_agent = before.get("agent") or {}, now["agent"]
+    for key in sorted(set(old_agent) | set(new_agent)):
+        if key not in SETTINGS_KEPT_APART and old_agent.get(key) != new_agent.get(key):
+            changed.append(f"{key}: {old_agent.get(key)!r} -> {new_agent.get(key)!r}")
+    for key in ("agent_command", "history"):
+        if key in before and before.get(key) != now[key]:
+            changed.append(f"{key}: {before.get(key)!r} -> {now[key]!r}")
+    return changed
+
+
+def earlier_settings(run_dir: Path, config: AgentRunConfig) -> list[dict[str, Any]]:
+    """The settings of the run id's earlier starts that differ from these (kept in
+    ``run.json``, with how many predictions the run had then); raises
+    :class:`AgentInputError` when they differ and neither ``resume_changed`` nor ``force``
+    (which redoes the chosen instances) is set. A first start has none."""
+    try:
+        before = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    if not isinstance(before, dict) or not isinstance(before.get("agent"), dict):
+        return []
+    now = compared_settings(config)
+    changed = _differences(before, now)
+    history = [h for h in before.get("earlier_settings") or [] if isinstance(h, dict)]
+    if not changed:
+        return history
+    if not (config.resume_changed or config.force):
+        raise AgentInputError(
+            f"run {run_dir.name} was made with other settings ({'; '.join(changed)}): its "
+            "predictions would be mislabelled. Use another --run-id, --force to redo it with "
+            "these settings, or --resume-changed to keep its predictions and go on"
+        )
+    kept = {key: before.get(key) for key in now}
+    return [*history, {**kept, "predictions": len(read_records(run_dir / PREDICTIONS_FILE))}]
 
 
 def _run_here(
@@ -364,8 +499,23 @@ def _run_here(
                 pool.submit(run_one, provider, instance, config.agent, run_dir, command)
                 for instance in todo
             ]
-            for future in as_completed(futures):
-                done(future.result())
+            stop: ApiFailing | None = None
+            try:
+                for future in as_completed(futures):
+                    if future.cancelled():
+                        continue
+                    try:
+                        done(future.result())
+                    except ApiFailing as exc:  # start nothing new; record the running ones
+                        stop = stop or exc
+                        for other in futures:
+                            other.cancel()
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
+            if stop is not None:
+                raise stop
     finally:
         if proxy is not None:
             proxy.stop()
@@ -409,7 +559,9 @@ def run_one(
     started = time.monotonic()
     try:
         ready = provider.provide(instance)
-    except (ProvisionError, SandboxError) as exc:
+    except ProvisionError as exc:
+        return _failed(instance, agent.model, "environment_error", exc.summary(), started)
+    except SandboxError as exc:
         return _failed(instance, agent.model, "environment_error", str(exc), started)
     trajectories = run_dir / TRAJECTORIES
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Annotated
 
@@ -89,12 +90,32 @@ def run_command(
     ray_address: RayAddressOption = None,
     ray_cpus_per_task: RayCpusPerTaskOption = 1.0,
     ray_max_retries: RayMaxRetriesOption = 2,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check/--no-check",
+            help="First send one small request: endpoint, key, model and tool calling.",
+        ),
+    ] = True,
+    resume_changed: Annotated[
+        bool,
+        typer.Option(
+            "--resume-changed",
+            help="Resume a run id made with other settings (model, URL, prompt, limits).",
+        ),
+    ] = False,
 ) -> None:
     """Run the built-in agent (bash + submit tools), or any command-line agent, on every
-    instance; write predictions."""
+    instance; write predictions. The model must support tool calling (the built-in agent).
+
+    Exit status: 0 predictions were made; 1 none was (every instance failed), or the run
+    stopped because its first instances all failed on the API; 2 bad input or a failed
+    endpoint check (nothing ran).
+    """
     from polybench.agent.runner import AgentInputError, AgentRunConfig, isolation_of, run_agents
     from polybench.agent.settings import AgentSettings
     from polybench.cli.progress import RunProgress
+    from polybench.logs import emit
 
     if history not in ("base", "full"):
         err_console.print("[red]error:[/red] --history is base or full")
@@ -132,6 +153,8 @@ def run_command(
             ray_address=ray_address,
             ray_cpus_per_task=ray_cpus_per_task,
             ray_max_retries=ray_max_retries,
+            check_endpoint=check,
+            resume_changed=resume_changed,
         )
         unisolated = config.backend == "local" and isolation_of(config) == "none"
     except (BackendChoiceError, ValueError) as exc:
@@ -155,20 +178,44 @@ def run_command(
             f"{len(record.model_patch.splitlines())} patch lines)"
         )
         if record.reason and record.exit_status != "submitted":
-            line += f" - {record.reason.splitlines()[0]}"
+            line += f" - {reason_text(record.reason)}"
         progress.bar.advance(progress.task)
-        console.print(escape(line))
+        if not progress.quiet:
+            console.print(escape(line), highlight=False)
         progress.log(line)
+        emit(
+            "instance_finished",
+            instance_id=record.instance_id,
+            status=record.exit_status,
+            reason=record.reason,
+            api_calls=record.api_calls,
+            input_tokens=usage.get("input_tokens", 0),
+            output_tokens=usage.get("output_tokens", 0),
+            patch_lines=len(record.model_patch.splitlines()),
+            seconds=record.wall_seconds,
+        )
 
     try:
         with progress:
             report = run_agents(config, on_start=progress.on_start, on_record=on_record)
     except AgentInputError as exc:
         err_console.print(f"[red]error:[/red] {escape(str(exc))}")
+        emit("run_refused", message=str(exc), exit_code=2)
         raise typer.Exit(2) from exc
     if report.untrusted is not None:
         said = f"the saved predictions of this run id were redone: {report.untrusted}"
         err_console.print(f"[yellow]warning:[/yellow] {escape(said)}")
+    emit(
+        "run_finished",
+        run_dir=str(report.run_dir),
+        predictions=len(report.records),
+        made_now=len(report.ran),
+        reused=len(report.reused),
+        produced=len(report.produced),
+        stopped=report.stopped,
+        endpoint_check=report.endpoint_check,
+        exit_code=0 if report.produced and report.stopped is None else 1,
+    )
     records = report.records.values()
     calls = sum(r.api_calls for r in records)
     tokens_in = sum(r.usage.get("input_tokens", 0) for r in records)
@@ -178,10 +225,39 @@ def run_command(
         f"reused); {calls} API calls, {tokens_in} input and {tokens_out} output tokens"
     )
     console.print(f"predictions: {escape(str(report.predictions_file))}")
+    if report.stopped is not None:
+        err_console.print(f"[red]stopped:[/red] {escape(report.stopped)}")
+    if not report.produced:
+        endings = Counter(r.exit_status for r in records)
+        counts = ", ".join(f"{status} {n}" for status, n in sorted(endings.items()))
+        err_console.print(
+            "[red]error:[/red] no prediction was made: every instance ended in an error, "
+            "or its command failed before any model call, changing nothing "
+            f"({escape(counts or 'no instance ran')}); see the reasons above and "
+            f"{escape(str(report.run_dir / 'trajectories'))}"
+        )
+        raise typer.Exit(1)
     console.print(
         "grade them with: polybench eval --dataset "
         f"{escape(dataset)} --predictions {escape(str(report.predictions_file))}"
     )
+    if report.stopped is not None:
+        raise typer.Exit(1)
+
+
+TAIL_LINES = 6
+"""Lines of a failure's tail shown on the console (the record and log keep it all)."""
+
+
+def reason_text(reason: str) -> str:
+    """A record's reason for the console: its first line, then the last lines of what it
+    quotes (an agent command's output), indented, so "its output ends with:" is followed
+    by that output."""
+    lines = [line.rstrip() for line in reason.strip().splitlines()]
+    if len(lines) <= 1:
+        return lines[0] if lines else ""
+    tail = [line for line in lines[1:] if line.strip()][-TAIL_LINES:]
+    return "\n".join([lines[0], *(f"    {line}" for line in tail)])
 
 
 @agent_app.command("import")

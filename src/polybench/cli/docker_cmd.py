@@ -1,4 +1,5 @@
-"""``polybench docker clean``: remove every container and image polybench made, nothing else."""
+"""``polybench docker clean``: remove the containers and images polybench made here (this
+user, this cache), nothing else."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import typer
 
 from polybench.cli.command_group import command_group
 from polybench.cli.consoles import wide_console as console
-from polybench.cli.images_cmd import _client_or_exit, _labels
+from polybench.cli.images_cmd import AllOwnersOption, _client_or_exit, owned_selection
 
 docker_app = command_group("Manage what polybench keeps in Docker.", name="docker")
 
@@ -23,10 +24,13 @@ def clean_command(
         typer.Option(metavar="KEY=VALUE", help="Only objects also labelled KEY=VALUE."),
     ] = None,
     dry_run: Annotated[bool, typer.Option(help="Only list what would be removed.")] = False,
+    everyone: AllOwnersOption = False,
 ) -> None:
     """Remove the containers (and images) polybench created; objects without its labels stay.
 
-    The local root image (``polybench/debian:bookworm``) is not polybench's to remove.
+    Only what this user made with this cache goes, unless --all: on a shared daemon other
+    users' runs and images are left alone. The local root image
+    (``polybench/debian:bookworm``) is not polybench's to remove.
     """
     from polybench.environments.images.inventory import (
         managed_containers,
@@ -38,7 +42,7 @@ def clean_command(
 
     _client_or_exit()
     client = docker_client()
-    required = _labels(label)
+    required = owned_selection(label, everyone)
     containers = managed_containers(client, required)
     found = managed_images(client, required=required) if images else []
     if dry_run:

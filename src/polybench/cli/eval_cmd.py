@@ -41,40 +41,55 @@ if TYPE_CHECKING:
 
 
 def results_table(summary: RunSummary) -> Table:
-    """Resolved / total per language (in the one language order) and overall."""
+    """Resolved / total per language (in the one language order) and overall; an
+    interrupted run's table has a ``not run`` column and its pass rates say ``partial``."""
     from rich.table import Table
 
     from polybench.dataset.models import ALL_LANGUAGES, language_rank
 
-    table = Table(title=f"run {escape(summary.run_id)}")
-    columns = ("language", "resolved", "total", "pass rate", "unresolved", "error", "empty",
-               "no pred")  # fmt: skip
+    partial = summary.partial
+    table = Table(title=f"run {escape(summary.run_id)}" + (" (interrupted)" if partial else ""))
+    columns = ["language", "resolved", "total", "pass rate (partial)" if partial else "pass rate",
+               "unresolved", "error", "empty", "no pred"]  # fmt: skip
+    if partial:
+        columns.append("not run")
     for column in columns:
         table.add_column(column, justify="left" if column == "language" else "right")
     for language in sorted(summary.per_language, key=language_rank):
         counts = summary.per_language[language]
-        table.add_row(
+        cells = [
             escape(language),
             str(counts.resolved),
             str(counts.total),
-            f"{100 * counts.pass_rate:.1f}%",
+            _rate_cell(counts.resolved, counts.decided, partial),
             str(counts.unresolved),
             str(counts.error),
             str(counts.empty_patch),
             str(counts.no_prediction),
-        )
+        ]
+        table.add_row(*cells, *([str(counts.not_run)] if partial else []))
     total, resolved = summary.total_instances, summary.resolved_instances
-    table.add_row(
+    cells = [
         f"[bold]{ALL_LANGUAGES}[/bold]",
         f"[bold]{resolved}[/bold]",
         f"[bold]{total}[/bold]",
-        f"[bold]{100 * resolved / total if total else 0:.1f}%[/bold]",
+        f"[bold]{_rate_cell(resolved, summary.decided_instances, partial)}[/bold]",
         str(summary.unresolved_instances),
         str(summary.error_instances),
         str(summary.empty_patch_instances),
         str(summary.no_prediction_instances),
-    )
+    ]
+    table.add_row(*cells, *([str(summary.not_run_instances)] if partial else []))
     return table
+
+
+def _rate_cell(resolved: int, decided: int, partial: bool) -> str:
+    """A pass rate; over the instances that ran (``of N``) when the run was cut short."""
+    if not partial:
+        return f"{100 * resolved / decided if decided else 0:.1f}%"
+    if not decided:
+        return "- (none ran)"
+    return f"{100 * resolved / decided:.1f}% of {decided}"
 
 
 def print_report(report: RunReport) -> None:
@@ -218,6 +233,7 @@ def eval_command(
 def run(config: EvalConfig) -> None:
     """Evaluate ``config`` with a progress display; exit with the run's exit status."""
     from polybench.cli.progress import RunProgress
+    from polybench.logs import emit
     from polybench.runner.api import ExitCode, InputError, evaluate
     from polybench.runner.run import OutputDirectoryError
 
@@ -225,14 +241,18 @@ def run(config: EvalConfig) -> None:
 
     def on_plan(plan: RunPlan) -> None:
         progress.log_path = plan.run_dir / "run.log"
+        emit("run_planned", run_id=plan.run_id, run_dir=str(plan.run_dir),
+             instances=len(plan.instances), predictions=str(config.predictions))  # fmt: skip
         for problem in plan.predictions.problems:
             err_console.print(
                 f"[yellow]warning:[/yellow] {escape(f'predictions {problem} (skipped)')}"
             )
             progress.log(f"warning: predictions {problem} (skipped)")
+            emit("warning", message=f"predictions {problem} (skipped)")
         for warning in plan.warnings:
             err_console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
             progress.log(f"warning: {warning}")
+            emit("warning", message=warning)
         if config.predictions in ("gold", "empty"):
             err_console.print(
                 f"[yellow]note:[/yellow] evaluating the dataset's {config.predictions} "
@@ -244,11 +264,30 @@ def run(config: EvalConfig) -> None:
             report = evaluate(config, progress, on_plan=on_plan)
     except InputError as exc:
         err_console.print(f"[red]error:[/red] {escape(str(exc))}")
+        emit("run_refused", message=str(exc), exit_code=int(ExitCode.BAD_INPUT))
         raise typer.Exit(ExitCode.BAD_INPUT) from exc
     except OutputDirectoryError as exc:
         err_console.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(ExitCode.OUTPUT_FAILED) from exc
     print_report(report)
+    summary = report.summary
+    emit(
+        "run_finished",
+        run_id=summary.run_id,
+        run_dir=str(report.run_dir),
+        exit_code=int(report.exit_code),
+        interrupted=report.interrupted,
+        total=summary.total_instances,
+        resolved=summary.resolved_instances,
+        unresolved=summary.unresolved_instances,
+        error=summary.error_instances,
+        empty_patch=summary.empty_patch_instances,
+        no_prediction=summary.no_prediction_instances,
+        not_run=summary.not_run_instances,
+        pass_rate=summary.pass_rate,
+        partial=summary.partial,
+        wall_seconds=summary.wall_seconds,
+    )
     if report.interrupted:
         resume = resume_command(report.summary.run_id)
         err_console.print(

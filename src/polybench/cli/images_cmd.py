@@ -52,6 +52,27 @@ def _client_or_exit() -> None:
         raise typer.Exit(2) from exc
 
 
+AllOwnersOption = Annotated[
+    bool,
+    typer.Option(
+        "--all",
+        help="Also what other users, or this user with another cache, made "
+        "(default: only what was made here, with this cache).",
+    ),
+]
+
+
+def owned_selection(values: list[str] | None, everyone: bool) -> dict[str, str]:
+    """The labels an object to clean must carry: ``--label`` values, and this user's and
+    cache's owner label unless ``everyone``."""
+    from polybench.sandbox.docker_client import OWNER_LABEL, owner_id
+
+    labels = _labels(values)
+    if not everyone:
+        labels[OWNER_LABEL] = owner_id()
+    return labels
+
+
 def _labels(values: list[str] | None) -> dict[str, str]:
     labels: dict[str, str] = {}
     for value in values or []:
@@ -148,17 +169,24 @@ def build_command(
     table = Table(title=f"images for {len(instances)} instances of {dataset}")
     for column in ("level", "needed", "missing", "estimated disk"):
         table.add_column(column, justify="left" if column == "level" else "right")
-    table.add_row("root", "1", "1" if plan.root_missing else "0", human(guess.root))
-    table.add_row("base", str(len(plan.bases)), str(len(plan.missing_bases)), human(guess.bases))
-    table.add_row("env", str(len(plan.groups)), str(len(plan.missing_envs)), human(guess.envs))
-    table.add_row(
-        "instance",
-        str(len(instances) - len(plan.unplanned)),
-        str(len(plan.missing_instances)),
-        human(guess.instances),
-    )
+    planned = str(len(instances) - len(plan.unplanned))
+    if image_source == "build":
+        table.add_row("root", "1", "1" if plan.root_missing else "0", human(guess.root))
+        table.add_row(
+            "base", str(len(plan.bases)), str(len(plan.missing_bases)), human(guess.bases)
+        )
+        table.add_row("env", str(len(plan.groups)), str(len(plan.missing_envs)), human(guess.envs))
+        table.add_row("instance", planned, str(len(plan.missing_instances)), human(guess.instances))
+    else:
+        table.add_row("pull", planned, str(len(plan.missing_pulls)), human(guess.instances))
+        table.add_row("instance", planned, str(len(plan.missing_instances)), human(0))
     table.add_row("[bold]total[/bold]", "", "", f"[bold]{human(guess.total)}[/bold]")
     console.print(table)
+    if image_source == "auto" and plan.missing_pulls:
+        console.print(
+            "auto: an image that cannot be pulled is built instead, which this estimate "
+            "does not count"
+        )
     for instance_id, reason in plan.unplanned.items():
         err_console.print(f"[yellow]warning:[/yellow] {instance_id}: {reason}")
     free = _free_bytes()
@@ -181,6 +209,7 @@ def _build_with_progress(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from polybench.environments.images.plan import execute
+    from polybench.logs import QUIET, emit, verbosity
 
     progress = Progress(
         TextColumn("[bold]{task.fields[level]:<8}"),
@@ -195,35 +224,65 @@ def _build_with_progress(
     tasks = {lvl: progress.add_task("", total=totals[lvl], level=lvl) for lvl in levels}
     failures = 0
 
+    quiet = verbosity() == QUIET
+
     def on_event(event: BuildEvent) -> None:
         nonlocal failures
         if event.level in tasks:
             progress.advance(tasks[event.level])
             progress.update(tasks[event.level], description=event.name)
+        emit(
+            "image_built" if event.ok else "image_failed",
+            level=event.level,
+            name=event.name,
+            reused=event.reused,
+            seconds=round(event.seconds, 2),
+            message=event.message,
+        )
+        name = escape(event.name)
         if event.ok:
             how = "reused" if event.reused else f"built in {event.seconds:.0f}s"
-            console.print(f"[green]ok[/green]     {event.level:<8} {event.name} ({how})")
+            if not quiet:
+                console.print(f"[green]ok[/green]     {event.level:<8} {name} ({how})")
         else:
             failures += 1
-            console.print(f"[red]failed[/red] {event.level:<8} {event.name}: {event.message}")
+            message = escape(event.message)
+            console.print(f"[red]failed[/red] {event.level:<8} {name}: {message}")
 
     with progress:
         execute(manager, plan, workers, on_event, levels)
     return failures
 
 
+NUMERIC_COLUMNS = ("size", "own bytes", "shared")
+
+
+def aligned(headers: list[str], rows: list[list[str]]) -> list[str]:
+    """Rows as lines of columns padded to one width (numbers to the right), two spaces
+    apart; no cell is cut, so whole image names can be copied."""
+    widths = [max(len(row[i]) for row in [headers, *rows]) for i in range(len(headers))]
+    lines = []
+    for row in [headers, *rows]:
+        cells = [
+            cell.rjust(width) if header in NUMERIC_COLUMNS else cell.ljust(width)
+            for cell, width, header in zip(row, widths, headers, strict=True)
+        ]
+        lines.append("  ".join(cells).rstrip())
+    return lines
+
+
 def show_rows(title: str, headers: list[str], rows: list[list[str]]) -> None:
-    """A table on a terminal; tab-separated lines (whole image names) anywhere else."""
+    """A table on a terminal; aligned plain columns (whole image names) anywhere else."""
     if not console.is_terminal:
         console.print(f"# {title}", markup=False)
-        for row in [headers, *rows]:
-            console.print("\t".join(row), markup=False, highlight=False)
+        for line in aligned(headers, rows):
+            console.print(line, markup=False, highlight=False)
         return
     from rich.table import Table
 
     table = Table(title=title)
     for header in headers:
-        numeric = header in ("size", "own bytes", "shared")
+        numeric = header in NUMERIC_COLUMNS
         table.add_column(header, justify="right" if numeric else "left", overflow="fold")
     for row in rows:
         table.add_row(*row)
@@ -280,17 +339,17 @@ def du_command() -> None:
     _client_or_exit()
     report = disk_usage(docker_client(), managed_images(docker_client()))
     show_usage(report)
-    console.print(f"root image: {human(report.root_bytes)}")
-    for level in ("base", "env", "instance"):
-        console.print(f"{level} layers: {human(report.level_bytes(level))}")
+    totals = [["root image", human(report.root_bytes)]]
+    totals += [[f"{level} layers", human(report.level_bytes(level))]
+               for level in ("base", "env", "instance")]  # fmt: skip
     own = [u.own_bytes for u in report.images if u.image.level == "instance"]
     if own:
-        console.print(
-            f"extra bytes per instance: median {human(int(statistics.median(own)))}, "
-            f"max {human(max(own))}"
-        )
-    console.print(f"[bold]total on disk: {human(report.total_bytes)}[/bold]")
-    console.print(f"the instance images as separate images: {human(report.standalone_bytes)}")
+        totals.append(["extra bytes per instance, median", human(int(statistics.median(own)))])
+        totals.append(["extra bytes per instance, max", human(max(own))])
+    totals.append(["total on disk", human(report.total_bytes)])
+    totals.append(["the instance images as separate images", human(report.standalone_bytes)])
+    for line in aligned(["", "size"], totals)[1:]:
+        console.print(line, markup=False, highlight=False)
 
 
 @images_app.command("clean")
@@ -306,9 +365,14 @@ def clean_command(
     pulled: Annotated[
         bool, typer.Option(help="Also remove the pulled prebuilt images the instances stood on.")
     ] = False,
+    everyone: AllOwnersOption = False,
 ) -> None:
     """Remove polybench's images of a level; with --pulled, also the prebuilt images that
-    the removed instance layers were made from (nothing else polybench did not make)."""
+    the removed instance layers were made from (nothing else polybench did not make).
+
+    Only the images made by this user with this cache go, unless --all: a shared daemon
+    keeps everyone else's.
+    """
     from polybench.environments.images.inventory import (
         cascade,
         managed_images,
@@ -324,7 +388,7 @@ def clean_command(
         err_console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
     _client_or_exit()
-    images = managed_images(docker_client(), levels, _labels(label))
+    images = managed_images(docker_client(), levels, owned_selection(label, everyone))
     sources = pulled_sources(images) if pulled else {}
     if dry_run:
         for image in images:

@@ -87,13 +87,24 @@ def load_instances_or_exit(
     dataset: str, split: str, instance_ids: list[str] | None = None
 ) -> list[Instance]:
     """The dataset's instances, only the ``instance_ids`` when given (all must exist)."""
+    return select_instances_or_exit(load_all_instances_or_exit(dataset, split), instance_ids)
+
+
+def load_all_instances_or_exit(dataset: str, split: str) -> list[Instance]:
+    """Every instance of the dataset."""
     from polybench.dataset.loaders import DatasetError, load_dataset
 
     try:
-        instances = load_dataset(dataset, split=split)
+        return load_dataset(dataset, split=split)
     except DatasetError as exc:
         err_console.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from exc
+
+
+def select_instances_or_exit(
+    instances: list[Instance], instance_ids: list[str] | None
+) -> list[Instance]:
+    """The ``instance_ids`` of ``instances`` (all of them when None; all must exist)."""
     wanted = split_ids(instance_ids)
     if wanted is None:
         return instances
@@ -107,13 +118,19 @@ def load_instances_or_exit(
 
 
 def load_predictions_or_exit(
-    predictions: str, instances: list[Instance], max_patch_bytes: int
+    predictions: str,
+    instances: list[Instance],
+    max_patch_bytes: int,
+    dataset_ids: list[str] | None = None,
 ) -> PredictionSet:
-    """The predictions for ``instances``; each skipped item is printed as a warning."""
+    """The predictions for ``instances`` (a selection of the dataset of ``dataset_ids``);
+    each skipped item is printed as a warning; no usable prediction is bad input."""
     from polybench.dataset.predictions import PredictionsFileError, load_predictions
 
     try:
-        prediction_set = load_predictions(predictions, instances, max_patch_bytes)
+        prediction_set = load_predictions(
+            predictions, instances, max_patch_bytes, dataset_ids=dataset_ids
+        )
     except PredictionsFileError as exc:
         err_console.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from exc

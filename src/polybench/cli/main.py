@@ -7,6 +7,9 @@ Each command's module is imported only when the command runs (see
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
 
 from polybench import __version__
@@ -25,6 +28,10 @@ COMMANDS: dict[str, LazyCommand] = {
     "report": LazyCommand(
         "polybench.cli.report_cmd:report_command",
         "Write stratified pass-rate and retrieval tables (Markdown, CSV, JSON, HTML).",
+    ),
+    "view": LazyCommand(
+        "polybench.cli.view_cmd:view_command",
+        "Write an HTML page per instance of a run, to see what happened.",
     ),
     "regrade": LazyCommand(
         "polybench.cli.regrade_cmd:regrade_command",
@@ -96,8 +103,29 @@ app = command_group(
 
 
 @app.callback()
-def polybench_group() -> None:
+def polybench_group(
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Also print debug messages (on stderr).")
+    ] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option("--quiet", "-q", help="Print only warnings, errors and the results."),
+    ] = False,
+    log_json: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="FILE",
+            help="Append every event (run started, instance finished, warning, run finished) "
+            "and message to FILE as JSON lines ('-': stderr).",
+        ),
+    ] = None,
+) -> None:
     """Evaluate coding agents on SWE-PolyBench: run patches, grade tests, report."""
+    if verbose and quiet:
+        raise typer.BadParameter("--verbose and --quiet exclude each other")
+    from polybench.logs import NORMAL, QUIET, VERBOSE, configure
+
+    configure(VERBOSE if verbose else QUIET if quiet else NORMAL, log_json)
 
 
 def version_command() -> None:

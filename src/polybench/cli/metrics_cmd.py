@@ -18,8 +18,9 @@ from polybench.cli.inputs import (
     PredictionsOption,
     RepoDirOption,
     SplitOption,
-    load_instances_or_exit,
+    load_all_instances_or_exit,
     load_predictions_or_exit,
+    select_instances_or_exit,
 )
 
 if TYPE_CHECKING:
@@ -75,9 +76,12 @@ def metrics_command(
     from polybench.dataset.builtin import repo_dir_for
     from polybench.metrics.api import SUMMARY_FILE, score_predictions
 
-    instances = load_instances_or_exit(dataset, split, instance_ids)
-    prediction_set = load_predictions_or_exit(predictions, instances, max_patch_bytes)
-    todo = sum(1 for i in instances if i.instance_id in prediction_set.predictions)
+    every = load_all_instances_or_exit(dataset, split)
+    instances = select_instances_or_exit(every, instance_ids)
+    prediction_set = load_predictions_or_exit(
+        predictions, instances, max_patch_bytes, [i.instance_id for i in every]
+    )
+    todo = len(instances)  # an instance without a prediction is scored as an empty one
     progress = Progress(
         TextColumn("[bold]scoring"),
         BarColumn(),
@@ -105,6 +109,7 @@ def metrics_command(
     run.summary["dataset"], run.summary["predictions"] = dataset, predictions
     atomic_write_text(output_dir / SUMMARY_FILE, json.dumps(run.summary, indent=2) + "\n")
     console.print(summary_table(run.summary))
+    console.print(escape(run.summary["coverage"]), highlight=False)
     console.print(
         f"scored {len(run.results)} instances, {len(run.errors)} errors; "
         f"summary: {escape(str(output_dir / SUMMARY_FILE))}"

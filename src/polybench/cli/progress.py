@@ -2,7 +2,9 @@
 
 On a terminal: a progress bar, and one line per finished instance above it. Off a
 terminal (CI logs, ``| tee``): plain lines ``[k/N] status id (12.3s; elapsed 0:01:10,
-eta 0:03:20) - reason``. Every line also goes to ``<run>/run.log``.
+eta 0:03:20) - reason``. Every line also goes to ``<run>/run.log``, and every step is an
+event of :mod:`polybench.logs` (``run_started``, ``instance_finished``, ``interrupted``)
+for ``--log-json``. ``--quiet`` leaves the lines out of the console (not out of the log).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from polybench.grading.result import InstanceResult, Status
+from polybench.logs import QUIET, emit, verbosity
 
 STATUS_STYLE = {
     Status.RESOLVED: "green",
@@ -43,6 +46,7 @@ class RunProgress:
         self.started = time.monotonic()
         self.log_path: Path | None = None
         self._lock = threading.Lock()
+        self.quiet = verbosity() == QUIET
         self.bar = Progress(
             TextColumn(f"[bold]{verb}"),
             BarColumn(),
@@ -50,7 +54,7 @@ class RunProgress:
             TimeElapsedColumn(),
             TextColumn("{task.description}"),
             console=console,
-            disable=not console.is_terminal,
+            disable=not console.is_terminal or self.quiet,
         )
         self.task = self.bar.add_task("", total=None)
 
@@ -65,6 +69,11 @@ class RunProgress:
         trace: TracebackType | None,
     ) -> None:
         self.bar.__exit__(kind, value, trace)
+
+    def say(self, text: str) -> None:
+        """Print a line (rich markup) on the console, unless ``--quiet``."""
+        if not self.quiet:
+            self.console.print(text)
 
     def log(self, line: str) -> None:
         """Append a plain line to the run's log file (when the run folder is known)."""
@@ -84,8 +93,9 @@ class RunProgress:
         line = f"{todo} instances to {self.task_words}"
         if reused:
             line += f", {reused} already finished in this run (use --force to redo them)"
-        self.console.print(escape(line))
+        self.say(escape(line))
         self.log(line)
+        emit("run_started", task=self.task_words, todo=todo, reused=reused)
 
     def on_result(self, result: InstanceResult) -> None:
         """An instance finished: one line, with its place in the run and an ETA."""
@@ -107,7 +117,19 @@ class RunProgress:
         style = STATUS_STYLE[result.status]
         count = escape(f"[{done}/{self.total}]")
         rest = escape(plain.split("] ", 1)[1][len(result.status.value) :])
-        self.console.print(f"{count} [{style}]{result.status.value:<11}[/{style}]{rest}")
+        self.say(f"{count} [{style}]{result.status.value:<11}[/{style}]{rest}")
+        emit(
+            "instance_finished",
+            instance_id=result.instance_id,
+            status=result.status.value,
+            error_kind=result.error_kind.value if result.error_kind is not None else None,
+            reason=result.reason,
+            seconds=own,
+            done=done,
+            total=self.total,
+            elapsed=round(elapsed, 2),
+            eta=round(eta, 2),
+        )
 
     def on_interrupt(self, running: int) -> None:
         """Ctrl-C: say what is being waited for."""
@@ -117,3 +139,4 @@ class RunProgress:
         )
         self.console.print(f"[yellow]{escape(line)}[/yellow]")
         self.log(line)
+        emit("interrupted", running=running)

@@ -11,11 +11,17 @@ from rich.markup import escape
 
 from polybench.cli.consoles import console, err_console
 from polybench.cli.inputs import OutputDirOption, RepoDirOption, SplitOption
+from polybench.cli.prices import (
+    PriceCachedOption,
+    PriceInputOption,
+    PriceOutputOption,
+    prices_or_exit,
+)
 
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from polybench.report.model import Report, TokenPrices
+    from polybench.report.model import Report
 
 
 def _print_tables(report: Report) -> None:
@@ -26,6 +32,7 @@ def _print_tables(report: Report) -> None:
         defences_table,
         detected_lines,
         disagreement_lines,
+        retrieval_overall_table,
         rules_table,
         tokens_table,
     )
@@ -35,7 +42,7 @@ def _print_tables(report: Report) -> None:
     for column in columns:
         runs.add_column(column, justify="left" if column in ("run", "model") else "right")
     for run in report.runs:
-        covers = run.coverage if run.finished else f"{run.coverage} (unfinished)"
+        covers = run.coverage if run.finished else f"{run.coverage} (unfinished: partial)"
         runs.add_row(
             escape(run.label),
             escape(run.model),
@@ -72,6 +79,11 @@ def _print_tables(report: Report) -> None:
     tokens = tokens_table(report)
     if tokens is not None:
         console.print(tokens)
+    retrieval = retrieval_overall_table(report)
+    if retrieval is not None and report.retrieval is not None:
+        console.print(retrieval)
+        for note in report.retrieval.notes:
+            console.print(f"retrieval: {escape(note)}", highlight=False)
 
 
 def _paired_table(report: Report) -> Table:
@@ -128,28 +140,15 @@ def report_command(
     ] = 2000,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
     split: SplitOption = "test",
-    price_input: Annotated[
-        float | None,
-        typer.Option(min=0, metavar="USD_PER_MTOK", help="Price of a million input tokens."),
-    ] = None,
-    price_output: Annotated[
-        float | None,
-        typer.Option(min=0, metavar="USD_PER_MTOK", help="Price of a million output tokens."),
-    ] = None,
-    price_cached: Annotated[
-        float | None,
-        typer.Option(
-            min=0,
-            metavar="USD_PER_MTOK",
-            help="Price of a million cached input tokens (default: the input price).",
-        ),
-    ] = None,
+    price_input: PriceInputOption = None,
+    price_output: PriceOutputOption = None,
+    price_cached: PriceCachedOption = None,
 ) -> None:
     """Write stratified pass-rate and retrieval tables (Markdown, CSV, JSON, HTML)."""
     from polybench.report.api import ReportInputError, report_runs
     from polybench.report.output import write_report
 
-    prices = _prices(price_input, price_output, price_cached)
+    prices = prices_or_exit(price_input, price_output, price_cached)
 
     def on_scoring(label: str, count: int) -> None:
         console.print(f"scoring retrieval of {escape(label)} ({count} instances)")
@@ -175,23 +174,6 @@ def report_command(
         console.print(f"note: {escape(note)}")
     _print_warnings(report)
     console.print(f"report: {escape(_names(written, output_dir))} in {escape(str(output_dir))}")
-
-
-def _prices(
-    price_input: float | None, price_output: float | None, price_cached: float | None
-) -> TokenPrices | None:
-    """The token prices given, or None; exits with 2 when only some of them are."""
-    from polybench.report.model import TokenPrices
-
-    if price_input is None and price_output is None and price_cached is None:
-        return None
-    if price_input is None or price_output is None:
-        err_console.print(
-            "[red]error:[/red] costs need both --price-input and --price-output "
-            "(--price-cached is optional)"
-        )
-        raise typer.Exit(2)
-    return TokenPrices(input=price_input, output=price_output, cached=price_cached)
 
 
 def _names(paths: Sequence[Path], folder: Path) -> str:

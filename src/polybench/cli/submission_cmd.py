@@ -109,12 +109,16 @@ def build_command(
     for message in report.warnings:
         err_console.print(f"[yellow]warning:[/yellow] {escape(message)}")
     console.print(
-        f"wrote {report.instances} predictions, {report.instances} results and "
-        f"{report.metrics_written} metrics files; pass rate {escape(report.pass_rate)}"
+        f"wrote {report.instances} predictions, {report.instances} results, "
+        f"{report.metrics_written} metrics files and {report.trajectories} trajectories; "
+        f"pass rate {escape(report.pass_rate)}"
     )
     console.print(f"submission: {escape(str(output))}")
+    todo = "fill in metadata.yaml and README.md"
+    if report.trajectories < report.instances:
+        todo += ", add the missing trajectories to trajs/"
     console.print(
-        "next: fill in metadata.yaml and README.md, add trajs/, then run "
+        f"next: {todo}, then run "
         f"polybench submission check {escape(str(output))} --dataset {escape(chosen)}"
     )
 

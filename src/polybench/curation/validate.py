@@ -206,7 +206,7 @@ class Validator:
         try:
             return self.provider.provide(instance)
         except ProvisionError as exc:
-            raise _broken("environment", f"environment ({exc.kind}): {exc}") from exc
+            raise _broken("environment", f"environment ({exc.kind}): {exc.summary()}") from exc
         except SandboxError as exc:
             raise _broken("sandbox", f"sandbox: {exc}") from exc
 

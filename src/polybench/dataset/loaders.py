@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from polybench import DISTRIBUTION
 from polybench.dataset.models import Instance
 
 HUB_ALIASES = {
@@ -89,7 +90,9 @@ def _read_parquet(path: Path) -> list[dict[str, Any]]:
     try:
         import pyarrow.parquet as pq
     except ImportError as exc:  # pragma: no cover - depends on the install
-        raise DatasetError("reading parquet needs pyarrow: pip install 'polybench[data]'") from exc
+        raise DatasetError(
+            f"reading parquet needs pyarrow: pip install '{DISTRIBUTION}[data]'"
+        ) from exc
     table = pq.read_table(path)
     rows: list[dict[str, Any]] = table.to_pylist()
     return rows
@@ -207,7 +210,7 @@ def load_instances_from_hub(
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise DatasetError(
             "loading from the hub needs the 'huggingface_hub' package: "
-            "pip install 'polybench[data]'"
+            f"pip install '{DISTRIBUTION}[data]'"
         ) from exc
 
     at = f" at revision {revision!r}" if revision else ""

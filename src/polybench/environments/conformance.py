@@ -33,6 +33,7 @@ from polybench.dataset.models import Instance
 from polybench.environments.backends.registry import build_provider, get_backend
 from polybench.environments.backends.settings import ProviderSettings
 from polybench.environments.boundary_checks import BOUNDARY_CHECKS
+from polybench.environments.errors import ProvisionError, one_line
 from polybench.environments.hiding import answer_paths
 from polybench.environments.probe import CheckFailed, CheckSkipped, Probe, expect, run_ok
 from polybench.sandbox.base import Sandbox, SandboxError
@@ -361,7 +362,14 @@ def run_conformance(
             hidden = answer_paths(None, work_dir.parent, settings.repo_dir)
             settings = settings.model_copy(update={"hide": hidden})
         provider = build_provider(settings)
-        ready = provider.provide(instance)
+        try:
+            ready = provider.provide(instance)
+        except ProvisionError as exc:
+            report.problems.append(f"no sandbox for {instance.instance_id}: {exc.summary()}")
+            return report
+        except SandboxError as exc:
+            report.problems.append(f"no sandbox for {instance.instance_id}: {one_line(str(exc))}")
+            return report
         box = ready.sandbox
         report.isolation = box.isolation
         probe = Probe(box, instance, settings.allow_network, ready, provider, settings)

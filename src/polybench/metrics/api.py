@@ -20,6 +20,7 @@ from polybench.dataset.predictions import (
     load_predictions,
 )
 from polybench.environments.repos import RepoStore
+from polybench.metrics.coverage import MISSING_PREDICTION_RULE, coverage_note
 from polybench.metrics.retrieval import (
     InstanceRetrieval,
     RetrievalScorer,
@@ -74,6 +75,8 @@ def score_predictions(
     With ``output_dir``, writes each official ``<instance_id>_metrics.json`` as soon as it
     is known, and ``metrics_summary.json``. One instance's failure never stops the others:
     it is listed in ``errors``. ``on_scored(id, result, error)`` follows the progress.
+    An instance without a prediction is scored as an empty prediction and counted in the
+    means (:data:`~polybench.metrics.coverage.MISSING_PREDICTION_RULE`); it gets no file.
     """
     instances = load_dataset(dataset, split=split) if isinstance(dataset, str) else dataset
     if instance_ids:
@@ -84,16 +87,18 @@ def score_predictions(
         if isinstance(predictions, PredictionSet)
         else load_predictions(predictions, instances, max_patch_bytes)
     )
-    todo = [i for i in instances if i.instance_id in chosen.predictions]
+    without = {i.instance_id for i in instances if i.instance_id not in chosen.predictions}
     run = MetricsRun(predictions=chosen)
     if output_dir is not None:
         output_dir.mkdir(parents=True, exist_ok=True)
     store = RepoStore(repo_dir=repo_dir_for(dataset, repo_dir))
+
+    def patch_of(instance_id: str) -> str:
+        found = chosen.predictions.get(instance_id)
+        return found.model_patch if found is not None else ""
+
     with RetrievalScorer(store) as scorer, ThreadPoolExecutor(max(1, workers)) as pool:
-        futures = {
-            pool.submit(scorer.score, i, chosen.predictions[i.instance_id].model_patch): i
-            for i in todo
-        }
+        futures = {pool.submit(scorer.score, i, patch_of(i.instance_id)): i for i in instances}
         for future in as_completed(futures):
             instance_id = futures[future].instance_id
             try:
@@ -103,8 +108,10 @@ def score_predictions(
                 if on_scored is not None:
                     on_scored(instance_id, None, run.errors[instance_id])
                 continue
+            if instance_id in without:
+                result.note = "no prediction"
             run.results[instance_id] = result
-            if output_dir is not None:
+            if output_dir is not None and instance_id not in without:
                 atomic_write_text(
                     output_dir / f"{instance_id}_metrics.json",
                     json.dumps(official_metrics_json(result), indent=2) + "\n",
@@ -118,7 +125,9 @@ def score_predictions(
             "dataset": dataset if isinstance(dataset, str) else "given in Python",
             "predictions": predictions if isinstance(predictions, str) else chosen.source,
             "scored_instances": len(run.results),
-            "instances_without_prediction": len(instances) - len(todo),
+            "instances_without_prediction": len(without),
+            "missing_predictions": MISSING_PREDICTION_RULE,
+            "coverage": coverage_note(len(run.results), len(without & set(run.results))),
             "errors": dict(sorted(run.errors.items())),
             "input_problems": [str(problem) for problem in chosen.problems],
         },

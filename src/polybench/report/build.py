@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 
 from polybench import __version__
 from polybench.dataset.models import Instance
+from polybench.metrics.coverage import coverage_note
 from polybench.metrics.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_mean
 from polybench.report.compare import (
     coverage_warning,
@@ -206,13 +207,17 @@ def build_report(
         tables.append(table)
     table6 = None
     if retrieval is not None:
+        coverage_notes = [
+            _retrieval_coverage(run, compared.instance_ids, retrieval.get(run.label, {}))
+            for run, compared in zip(runs, outcomes, strict=True)
+        ]
         table6 = retrieval_table(
             instances,
             [
                 (run.label, compared.instance_ids, retrieval.get(run.label, {}))
                 for run, compared in zip(runs, outcomes, strict=True)
             ],
-            notes=retrieval_notes,
+            notes=[*coverage_notes, *retrieval_notes],
         )
         table6.scope = scope
     else:
@@ -221,24 +226,28 @@ def build_report(
         run.label: _records(run, instances, (retrieval or {}).get(run.label, {}), prices)
         for run in runs
     }
+    summaries = [
+        run_summary(
+            run,
+            n_resamples,
+            seed,
+            confidence,
+            retrieval is not None,
+            common=restrict(outcome, coverage.common_ids) if len(runs) > 1 else None,
+            prices=prices,
+        )
+        for run, outcome in zip(runs, own, strict=True)
+    ]
+    se_note = equal_rates_note(summaries, tables, seed)
+    if se_note is not None:
+        report_notes.append(se_note)
     return Report(
         polybench_version=__version__,
         generated_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         n_resamples=n_resamples,
         seed=seed,
         confidence=confidence,
-        runs=[
-            run_summary(
-                run,
-                n_resamples,
-                seed,
-                confidence,
-                retrieval is not None,
-                common=restrict(outcome, coverage.common_ids) if len(runs) > 1 else None,
-                prices=prices,
-            )
-            for run, outcome in zip(runs, own, strict=True)
-        ],
+        runs=summaries,
         tables=tables,
         retrieval=table6,
         instances=records,
@@ -248,6 +257,47 @@ def build_report(
         notes=report_notes,
         prices=prices,
     )
+
+
+def equal_rates_note(
+    runs: Sequence[RunSummary], tables: Sequence[PassRateTable], seed: int
+) -> str | None:
+    """A note when equal pass rates (the same k of n) are shown with different SEs, which
+    readers take for an error; None when there are none."""
+    seen: dict[tuple[int, int], dict[str, str]] = {}
+    cells = [(run.instances, run.resolved, run.se, run.label) for run in runs]
+    for table in tables:
+        for row in table.rows:
+            for label, cell in row.cells.items():
+                where = f"{label}, {table.title.lower()}: {row.label}"
+                cells.append((cell.n, cell.resolved, cell.se, where))
+    for n, resolved, se, where in cells:
+        if se is not None and 0 < resolved < n:
+            seen.setdefault((n, resolved), {}).setdefault(f"{100 * se:.2f}", where)
+    differing = [(key, shown) for key, shown in seen.items() if len(shown) > 1]
+    if not differing:
+        return None
+    (n, resolved), shown = differing[0]
+    examples = "; ".join(f"{where} SE {se}" for se, where in list(shown.items())[:2])
+    p = resolved / n
+    analytic = 100 * (p * (1 - p) / n) ** 0.5
+    return (
+        f"Equal pass rates can have different bootstrap SEs (e.g. {resolved}/{n}: "
+        f"{examples}): every SE resamples the same rows of instance positions (seed {seed}), "
+        "so it depends on which instances were resolved, not only on how many. The "
+        f"difference is resampling noise; the normal approximation sqrt(p(1-p)/n) gives "
+        f"{analytic:.2f} for {resolved}/{n}."
+    )
+
+
+def _retrieval_coverage(
+    run: LoadedRun, instance_ids: Sequence[str], scores: Mapping[str, RetrievalLike]
+) -> str:
+    """How many instances the run's retrieval means are over, and how many of them had no
+    prediction (scored as empty ones, as ``polybench metrics`` does)."""
+    scored = [i for i in instance_ids if i in scores]
+    without = sum(1 for i in scored if run.status(i) == NO_PREDICTION)
+    return f"{run.label}: {coverage_note(len(scored), without)}"
 
 
 def _records(

@@ -7,8 +7,9 @@ ones :func:`polybench.report.charts.report_charts` draws (also saved as files).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
+from urllib.parse import quote
 
 from polybench.report.charts import Chart, color, report_charts
 from polybench.report.model import PassRateTable, Report, RetrievalTable
@@ -17,6 +18,7 @@ from polybench.report.render_text import (
     PAIRED_DESCRIPTION,
     RULES_DESCRIPTION,
     STRATUM_HEADERS,
+    count,
     defence_cells,
     detected_lines,
     disagreement_lines,
@@ -29,6 +31,7 @@ from polybench.report.render_text import (
     token_cells,
     token_columns,
     token_summary_cells,
+    usd,
 )
 
 _CSS = """
@@ -217,10 +220,66 @@ def _section(anchor: str, title: str, body: str) -> str:
     return f'<section id="{escape(anchor)}"><h2>{escape(title)}</h2>{body}</section>'
 
 
-def to_html(report: Report, charts: Sequence[Chart] | None = None) -> str:
+INSTANCES_OPEN = 50
+"""A run's instance table starts open when it has at most this many rows."""
+
+
+def _yes_no(value: bool | None) -> str:
+    return "-" if value is None else ("yes" if value else "no")
+
+
+def _instances_html(report: Report, pages: Mapping[str, str]) -> str:
+    """Each run's instances: status, both rules, defences, tokens, cost, file F1; the id
+    links to the instance's page when ``pages`` has a folder of pages for the run."""
+    from polybench.report.render_view import page_name
+
+    header = ["instance", "status", "strict", "official", "defences", "input tokens",
+              "output tokens", "cost (USD)", "file F1 (%)"]  # fmt: skip
+    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    parts = []
+    for label in report.labels:
+        records = report.instances.get(label, [])
+        folder = pages.get(label)
+        rows = []
+        for record in records:
+            name = escape(record.instance_id)
+            if folder is not None:
+                href = escape(quote(f"{folder}/{page_name(record.instance_id)}"), quote=True)
+                name = f'<a href="{href}">{name}</a>'
+            retrieval = record.retrieval or {}
+            file_f1 = (retrieval.get("file") or {}).get("f1")
+            cells = [
+                f'<td class="label">{name}</td>',
+                _td(record.status, False),
+                _td(_yes_no(record.strict_resolved), False),
+                _td(_yes_no(record.official_resolved), False),
+                _td(", ".join(record.defences), False),
+                _td(count(record.input_tokens)),
+                _td(count(record.output_tokens)),
+                _td(usd(record.cost)),
+                _td(pct(file_f1) if isinstance(file_f1, (int, float)) else "-"),
+            ]
+            rows.append(f"<tr>{''.join(cells)}</tr>")
+        opened = " open" if len(records) <= INSTANCES_OPEN else ""
+        where = "" if folder is None else " (each links to its page)"
+        parts.append(
+            f"<details{opened}><summary>{escape(label)}: {len(records)} instances{where}"
+            f'</summary><div class="scroll"><table class="instances"><thead><tr>{head}</tr>'
+            f"</thead><tbody>{''.join(rows)}</tbody></table></div></details>"
+        )
+    return "".join(parts)
+
+
+def to_html(
+    report: Report,
+    charts: Sequence[Chart] | None = None,
+    instance_pages: Mapping[str, str] | None = None,
+) -> str:
     """The whole report as one self-contained HTML page.
 
     ``charts`` are the report's charts when already drawn (else they are drawn here).
+    ``instance_pages`` maps a run label to the folder (relative to the page) of its
+    instances' pages, which the instance tables link to.
     """
     labels = report.labels
     by_name = {chart.name: chart for chart in (report_charts(report) if charts is None else charts)}
@@ -253,6 +312,10 @@ def to_html(report: Report, charts: Sequence[Chart] | None = None) -> str:
         body += retrieval_html(table6, labels) + _notes(table6.notes)
         sections.append(_section("retrieval", f"{table6.reference}: {table6.title}", body))
         nav.append(f'<a href="#retrieval">{escape(table6.reference)}</a>')
+    if any(report.instances.get(label) for label in labels):
+        body = _instances_html(report, instance_pages or {})
+        sections.append(_section("instances", "Instances", body))
+        nav.append('<a href="#instances">Instances</a>')
     if report.notes:
         sections.append(_section("notes", "Notes", _notes(report.notes)))
         nav.append('<a href="#notes">Notes</a>')

@@ -298,7 +298,7 @@ def summary_cells(report: Report) -> tuple[list[str], list[list[str]]]:
     rows = []
     for run in report.runs:
         interval = MISSING if run.ci_low is None else f"{pct(run.ci_low)} - {pct(run.ci_high)}"
-        covers = run.coverage if run.finished else f"{run.coverage} (unfinished)"
+        covers = run.coverage if run.finished else f"{run.coverage} (unfinished: partial)"
         row = [
             run.label,
             run.model,

@@ -29,11 +29,19 @@ def summary_lines(summary: RunSummary) -> list[str]:
     """Plain-text lines shown under a run's results table: the pass rate under each rule,
     the instances where the rules disagree and why, and what the defences did."""
     lines = []
-    total = summary.total_instances
+    total = summary.decided_instances
     rule = summary.rule
     follows = f"; the statuses above follow the {rule} rule" if rule else ""
+    partial = "partial " if summary.partial else ""
+    if summary.partial:
+        lines.append(
+            f"partial: the run was interrupted with {_instances(summary.not_run_instances)} "
+            f"of {summary.total_instances} not run; every pass rate is over the {total} "
+            "that were"
+        )
     lines.append(
-        f"pass rate by rule: strict {_rate(summary.strict_resolved_instances, total)}, "
+        f"{partial}pass rate by rule: strict "
+        f"{_rate(summary.strict_resolved_instances, total)}, "
         f"official {_rate(summary.official_resolved_instances, total)}{follows}"
     )
     disagreements = summary.rule_disagreements

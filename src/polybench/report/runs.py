@@ -60,11 +60,14 @@ class LoadedRun:
     dataset_instances: int = 0
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    not_run: int = 0
+    """Instances an interrupted run did not reach (its ``report.json`` lists them)."""
 
     @property
     def finished(self) -> bool:
-        """Whether the run wrote its ``report.json`` (with the ids it was asked to do)."""
-        return self.listed_ids is not None
+        """Whether the run wrote its ``report.json`` (with the ids it was asked to do) and
+        was not interrupted before its end."""
+        return self.listed_ids is not None and not self.not_run
 
     @property
     def dataset(self) -> str | None:
@@ -144,6 +147,7 @@ def load_run(run_dir: Path) -> LoadedRun:
         listed = [str(i) for key in _ID_LISTS for i in summary.get(key) or []]
     run_id = str(metadata.get("run_id") or run_dir.name)
     planned = metadata.get("instances")
+    not_run = summary.get("not_run_ids") if isinstance(summary, dict) else None
     return LoadedRun(
         run_dir=run_dir,
         run_id=run_id,
@@ -154,6 +158,7 @@ def load_run(run_dir: Path) -> LoadedRun:
         listed_ids=listed,
         planned_instances=planned if isinstance(planned, int) and planned >= 0 else None,
         notes=notes,
+        not_run=len(not_run) if isinstance(not_run, list) else 0,
     )
 
 
@@ -182,7 +187,13 @@ def attach_dataset(run: LoadedRun, instances: Mapping[str, Instance]) -> None:
         run.notes.append(f"{len(unknown)} instance ids are not in the dataset, left out: {shown}")
     run.instance_ids = [i for i in instances if i in wanted]
     run.dataset_instances = len(instances)
-    if not run.finished:
+    if run.listed_ids is not None and run.not_run:
+        run.warnings.append(
+            f"interrupted run: {run.not_run} instances were not run; partial: scored over "
+            f"the {len(run.instance_ids)} of {len(instances)} dataset instances it reached "
+            "(resume it with the same --run-id to finish it)"
+        )
+    elif not run.finished:
         covered = len(run.instance_ids)
         planned = (
             f"; run.json says {run.planned_instances} were planned"

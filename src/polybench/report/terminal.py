@@ -12,6 +12,7 @@ from rich.table import Table
 from polybench.report.defences import DEFENCES
 from polybench.report.model import Report
 from polybench.report.render_text import count, pct, pct_se, prices_line, usd
+from polybench.report.strata import OVERALL
 
 SHOWN_DISAGREEMENTS = 20
 """At most this many disagreements per run on the terminal (``report.md`` has them all)."""
@@ -104,4 +105,32 @@ def tokens_table(report: Report) -> Table | None:
     table.add_row(*overall, end_section=True)
     if report.prices is not None:
         table.caption = escape(prices_line(report))
+    return table
+
+
+def retrieval_overall_table(report: Report) -> Table | None:
+    """Each run's overall file and node retrieval (the per-language rows are in
+    ``report.md``); None when retrieval was not scored."""
+    if report.retrieval is None:
+        return None
+    overall = next((row for row in report.retrieval.rows if row.key == OVERALL), None)
+    if overall is None:
+        return None
+    table = Table(title=f"{report.retrieval.reference}: retrieval over all languages (%)")
+    table.add_column("run")
+    for column in ("n", "file P", "file R", "file F1", "node n", "node P", "node R", "node F1"):
+        table.add_column(column, justify="right")
+    for label in report.labels:
+        cell = overall.cells[label]
+        table.add_row(
+            escape(label),
+            str(cell.n),
+            pct(cell.file_precision),
+            pct(cell.file_recall),
+            pct(cell.file_f1),
+            str(cell.node_n),
+            pct(cell.node_precision),
+            pct(cell.node_recall),
+            pct(cell.node_f1),
+        )
     return table

@@ -141,7 +141,7 @@ def usage_records(path: Path) -> dict[str, Usage]:
     Raises :class:`~polybench.dataset.predictions.PredictionsFileError` when the file
     cannot be read at all.
     """
-    predictions = read_predictions_file(path)
+    predictions = read_predictions_file(path, allow_none=True)
     usage = {}
     for instance_id, prediction in predictions.predictions.items():
         found = usage_of(prediction.model_extra or {})

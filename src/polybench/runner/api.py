@@ -148,7 +148,8 @@ class RunReport(BaseModel):
         return results_frame(self.results)
 
 
-def _instances(config: EvalConfig) -> list[Instance]:
+def _instances(config: EvalConfig) -> tuple[list[Instance], list[str]]:
+    """The chosen instances, and the ids of the whole dataset."""
     if isinstance(config.dataset, list):
         instances = list(config.dataset)
     else:
@@ -156,25 +157,35 @@ def _instances(config: EvalConfig) -> list[Instance]:
             instances = load_dataset(config.dataset, split=config.split)
         except DatasetError as exc:
             raise InputError(str(exc)) from exc
+    every = [instance.instance_id for instance in instances]
     wanted = [i.strip() for value in config.instance_ids or [] for i in value.split(",")]
     wanted = [i for i in wanted if i]
     if not wanted:
-        return instances
-    known = {instance.instance_id for instance in instances}
+        return instances, every
+    known = set(every)
     unknown = [i for i in wanted if i not in known]
     if unknown:
         raise InputError(f"unknown instance ids: {', '.join(unknown)}")
     chosen = set(wanted)
-    return [instance for instance in instances if instance.instance_id in chosen]
+    return [instance for instance in instances if instance.instance_id in chosen], every
 
 
-def _predictions(config: EvalConfig, instances: list[Instance]) -> PredictionSet:
+def _predictions(
+    config: EvalConfig, instances: list[Instance], dataset_ids: list[str]
+) -> PredictionSet:
     if isinstance(config.predictions, list):
         known = {i.instance_id for i in instances}
         chosen = {p.instance_id: p for p in config.predictions if p.instance_id in known}
+        if not chosen:
+            raise InputError(
+                f"no usable prediction: none of the {len(config.predictions)} predictions "
+                f"given is for one of the {len(known)} chosen instances"
+            )
         return PredictionSet(chosen, [], "predictions given in Python")
     try:
-        return load_predictions(config.predictions, instances, config.max_patch_bytes)
+        return load_predictions(
+            config.predictions, instances, config.max_patch_bytes, dataset_ids=dataset_ids
+        )
     except PredictionsFileError as exc:
         raise InputError(str(exc)) from exc
 
@@ -221,8 +232,8 @@ def evaluate(
     (a second Ctrl-C stops them), writes the summary of what finished and returns a report
     with ``interrupted`` set.
     """
-    instances = _instances(config)
-    predictions = _predictions(config, instances)
+    instances, dataset_ids = _instances(config)
+    predictions = _predictions(config, instances, dataset_ids)
     run_id = config.run_id or datetime.now().strftime("%Y%m%d-%H%M%S")
     run_dir = (config.output_dir / run_id).expanduser().resolve()
     plan = RunPlan(run_id, run_dir, instances, predictions, force=config.force,

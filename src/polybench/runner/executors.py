@@ -2,7 +2,7 @@
 
 Both executors take the same :class:`~polybench.runner.run.RunPlan`, report progress
 through the same callbacks, write the same run folder and resume the same way. Ray is an
-optional dependency (``pip install 'polybench[ray]'``) imported only when asked for.
+optional dependency (``pip install 'polybench-harness[ray]'``) imported only when asked for.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+from polybench import DISTRIBUTION
 from polybench.environments.backends import ProviderSettings, build_provider
 from polybench.environments.provider import SandboxProvider
 from polybench.grading.result import InstanceResult
@@ -68,7 +69,7 @@ def make_runner(
             if exc.name is not None and exc.name.split(".")[0] != "ray":
                 raise
             raise ExecutorUnavailable(
-                f"the ray executor needs Ray ({exc}): pip install 'polybench[ray]'"
+                f"the ray executor needs Ray ({exc}): pip install '{DISTRIBUTION}[ray]'"
             ) from exc
         options = RayOptions(
             address=ray_address,

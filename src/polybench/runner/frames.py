@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from polybench import DISTRIBUTION
 from polybench.grading.grade import Outcome
 from polybench.grading.result import InstanceResult
 
@@ -45,7 +46,7 @@ def results_frame(results: dict[str, InstanceResult]) -> Any:
         import pandas
     except ImportError as exc:
         raise ImportError(
-            "results as a DataFrame need pandas: pip install 'polybench[data]'"
+            f"results as a DataFrame need pandas: pip install '{DISTRIBUTION}[data]'"
         ) from exc
     rows = [result_row(results[key]) for key in sorted(results)]
     frame = pandas.DataFrame(rows)

@@ -10,6 +10,7 @@ tools first, stdout and stderr apart, and the verdict rules of
 from __future__ import annotations
 
 import hashlib
+import logging
 import random
 import secrets
 import time
@@ -45,6 +46,8 @@ from polybench.runner.steps import (
 )
 from polybench.sandbox.base import SandboxError
 from polybench.sandbox.cancel import Cancelled
+
+log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT_SECONDS = 1800.0
 
@@ -95,10 +98,12 @@ def provide(
     try:
         return provider.provide(instance)
     except ProvisionError as exc:
+        kept = None
         if exc.log_path is not None and exc.log_path.exists():
             name = "build.log" if exc.kind == ErrorKind.IMAGE_BUILD_FAILED.value else "setup.log"
             artifacts.copy_file(name, exc.log_path)
-        raise _Infrastructure(_error_kind(exc.kind), str(exc)) from exc
+            kept = artifacts.path(name)
+        raise _Infrastructure(_error_kind(exc.kind), exc.summary(kept)) from exc
     except Cancelled:
         raise
     except SandboxError as exc:
@@ -159,6 +164,13 @@ class InstanceRunner:
             artifacts.write_text("harness_error.txt", traceback.format_exc())
         timer.measure("total", started)
         result.timings = timer.timings
+        log.debug(
+            "%s: %s after %s (%s)",
+            instance.instance_id,
+            result.status.value,
+            ", ".join(f"{step} {seconds:.1f}s" for step, seconds in timer.timings.items()),
+            result.reason or "no reason",
+        )
         return result
 
     def _evaluate(
@@ -179,8 +191,16 @@ class InstanceRunner:
             raise _Infrastructure(ErrorKind.UNKNOWN_PARSER, str(exc)) from exc
         result.parser = spec.parser
         started = time.monotonic()
+        log.debug("%s: providing a %s sandbox", instance.instance_id, self.provider.name)
         ready = provide(self.provider, instance, artifacts)
         timer.measure("setup", started)
+        log.debug(
+            "%s: sandbox ready (%s isolation, environment %s%s)",
+            instance.instance_id,
+            ready.sandbox.isolation,
+            ready.environment.recipe,
+            ", reused" if ready.environment.reused else "",
+        )
         result.isolation = ready.sandbox.isolation
         if self.settings.refuse_unisolated and ready.sandbox.isolation == "none":
             ready.sandbox.cleanup()
@@ -277,6 +297,7 @@ class InstanceRunner:
         timer.measure("apply", started)
 
         started = time.monotonic()
+        log.debug("%s: patch applied by %s; running the tests", spec.instance_id, admission.method)
         command = harness_command(ready, spec)
         run = run_tests(sandbox, spec, harness_env(ready, facts), self.settings.timeout, command)
         timer.measure("tests", started)

@@ -36,7 +36,15 @@ class LanguageCounts(BaseModel):
     error: int = 0
     empty_patch: int = 0
     no_prediction: int = 0
+    not_run: int = 0
+    """Instances with a prediction that an interrupted run did not reach."""
     pass_rate: float = 0.0
+    """Over the instances that were not left ``not_run``."""
+
+    @property
+    def decided(self) -> int:
+        """The instances the pass rate is over."""
+        return self.total - self.not_run
 
 
 class InputProblemRecord(BaseModel):
@@ -88,7 +96,12 @@ class RunSummary(BaseModel):
     error_instances: int = 0
     empty_patch_instances: int = 0
     no_prediction_instances: int = 0
+    not_run_instances: int = 0
+    partial: bool = False
+    """An interrupted run left instances not run: the pass rates are over the others."""
     pass_rate: float = 0.0
+    """Resolved over the instances that were not left not run (all of them unless
+    ``partial``); an instance without a prediction counts as not resolved."""
     resolved_ids: list[str] = Field(default_factory=list)
     unresolved_ids: list[str] = Field(default_factory=list)
     error_ids: list[str] = Field(default_factory=list)
@@ -117,6 +130,11 @@ class RunSummary(BaseModel):
     isolation: list[str] = Field(default_factory=list)
     wall_seconds: float = 0.0
     reused_results: int = 0
+
+    @property
+    def decided_instances(self) -> int:
+        """The instances the pass rates are over (those not left not run)."""
+        return self.total_instances - self.not_run_instances
 
 
 def _read(path: Path, model: type[BaseModel]) -> Any:

@@ -383,6 +383,11 @@ class Runner:
         """After Ctrl-C: start nothing new, wait for what runs (a second Ctrl-C stops it)."""
         for future in futures:
             future.cancel()
+        for future, instance in futures.items():
+            # Finished while Ctrl-C arrived, before the loop took it: it is a result too.
+            done = future.done() and not future.cancelled()
+            if done and instance.instance_id not in collector.outcome.results:
+                self._collect(collector, instance, future)
         running = [f for f in futures if not f.done() and not f.cancelled()]
         if self.on_interrupt:
             self.on_interrupt(len(running))

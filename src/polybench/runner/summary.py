@@ -32,7 +32,8 @@ def build_summary(
     """The summary of a run over ``instances``.
 
     An instance without a result is counted as ``no_prediction``, unless it is in
-    ``not_run`` (it had a prediction, but an interrupted run did not reach it).
+    ``not_run`` (it had a prediction, but an interrupted run did not reach it): it is
+    counted as not run, and the pass rates are over the other instances (``partial``).
     """
     skipped = set(not_run)
     ids: dict[str, list[str]] = {key: [] for key in _STATUS_KEYS.values()}
@@ -44,7 +45,9 @@ def build_summary(
         per_language[language]["total"] += 1
         result = results.get(instance.instance_id)
         if result is None:
-            if instance.instance_id not in skipped:
+            if instance.instance_id in skipped:
+                per_language[language]["not_run"] += 1
+            else:
                 no_prediction.append(instance.instance_id)
                 per_language[language]["no_prediction"] += 1
             continue
@@ -54,6 +57,8 @@ def build_summary(
         if result.error_kind is not None:
             error_kinds[result.error_kind.value] += 1
     total = len(instances)
+    not_run_ids = sorted(skipped - set(results))
+    decided = total - len(not_run_ids)
     resolved = len(ids["resolved"])
     judged = [results[i.instance_id] for i in instances if i.instance_id in results]
     rules = tally_rules(judged)
@@ -61,18 +66,20 @@ def build_summary(
         run_id=run_id,
         total_instances=total,
         submitted_instances=total - len(no_prediction),
+        not_run_instances=len(not_run_ids),
+        partial=bool(not_run_ids),
         resolved_instances=resolved,
         unresolved_instances=len(ids["unresolved"]),
         error_instances=len(ids["error"]),
         empty_patch_instances=len(ids["empty_patch"]),
         no_prediction_instances=len(no_prediction),
-        pass_rate=resolved / total if total else 0.0,
+        pass_rate=resolved / decided if decided else 0.0,
         resolved_ids=sorted(ids["resolved"]),
         unresolved_ids=sorted(ids["unresolved"]),
         error_ids=sorted(ids["error"]),
         empty_patch_ids=sorted(ids["empty_patch"]),
         no_prediction_ids=sorted(no_prediction),
-        not_run_ids=sorted(skipped - set(results)),
+        not_run_ids=not_run_ids,
         error_kinds=dict(sorted(error_kinds.items())),
         per_language={
             language: LanguageCounts(
@@ -82,7 +89,8 @@ def build_summary(
                 error=counts["error"],
                 empty_patch=counts["empty_patch"],
                 no_prediction=counts["no_prediction"],
-                pass_rate=counts["resolved"] / counts["total"] if counts["total"] else 0.0,
+                not_run=counts["not_run"],
+                pass_rate=_rate(counts["resolved"], counts["total"] - counts["not_run"]),
             )
             for language, counts in sorted(per_language.items())
         },
@@ -93,9 +101,13 @@ def build_summary(
         rule=rules.rule,
         strict_resolved_instances=rules.strict_resolved,
         official_resolved_instances=rules.official_resolved,
-        strict_pass_rate=rules.strict_resolved / total if total else 0.0,
-        official_pass_rate=rules.official_resolved / total if total else 0.0,
+        strict_pass_rate=_rate(rules.strict_resolved, decided),
+        official_pass_rate=_rate(rules.official_resolved, decided),
         rule_disagreements=list(rules.disagreements),
         tampering=count_defences(judged),
         **extra,
     )
+
+
+def _rate(count: int, total: int) -> float:
+    return count / total if total else 0.0

@@ -3,6 +3,8 @@ and the resources a sandbox container gets."""
 
 from __future__ import annotations
 
+import hashlib
+import os
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -10,6 +12,7 @@ from typing import Any
 import docker
 from docker.errors import DockerException
 
+from polybench.paths import cache_root
 from polybench.sandbox.base import SandboxError
 
 LABEL_PREFIX = "org.polybench."
@@ -18,6 +21,8 @@ KIND_LABEL = "org.polybench.kind"
 LEVEL_LABEL = "org.polybench.level"
 IMAGE_LABEL = "org.polybench.image"
 INSTANCE_LABEL = "org.polybench.instance"
+OWNER_LABEL = "org.polybench.owner"
+"""Who made an object: this user with this cache (see :func:`owner_id`)."""
 
 DEFAULT_MEMORY = "8g"
 DEFAULT_CPUS = 2.0
@@ -29,13 +34,20 @@ class DockerUnavailable(SandboxError):
     """The Docker daemon cannot be reached."""
 
 
+def owner_id() -> str:
+    """One id per user and cache folder: the owner of the objects made here, so that
+    cleaning on a shared daemon removes only this user's (with this cache)."""
+    user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "")
+    return hashlib.sha256(f"{user}:{cache_root()}".encode()).hexdigest()[:16]
+
+
 def managed_labels(kind: str, **extra: str) -> dict[str, str]:
-    """The labels that mark an object as created by polybench.
+    """The labels that mark an object as created by polybench, and by whom.
 
     ``kind`` is ``container`` or ``image``; keyword arguments become
     ``org.polybench.<name>`` labels (underscores turn into dashes).
     """
-    labels = {MANAGED_LABEL: "true", KIND_LABEL: kind}
+    labels = {MANAGED_LABEL: "true", KIND_LABEL: kind, OWNER_LABEL: owner_id()}
     for name, value in extra.items():
         labels[LABEL_PREFIX + name.replace("_", "-")] = value
     return labels

@@ -25,6 +25,7 @@ from polybench.dataset.models import Instance, Prediction
 from polybench.dataset.predictions import PredictionsFileError, read_predictions_file
 from polybench.grading.result import Status
 from polybench.metrics.retrieval import RetrievalScorer, official_metrics_json
+from polybench.report.instance_view import agent_run_dir, trajectory_files
 from polybench.report.run_report import official_result
 from polybench.report.runs import LoadedRun, RunDirError, load_run
 from polybench.runner.instance import patch_digest
@@ -33,6 +34,7 @@ from polybench.submission.models import (
     METADATA_FILE,
     PREDICTIONS_FILE,
     README_FILE,
+    TRAJS_DIR,
     SubmissionMetadata,
     describe_validation_error,
     format_pass_rate,
@@ -59,6 +61,8 @@ class BuildReport:
     resolved: int = 0
     pass_rate: str = ""
     metrics_written: int = 0
+    trajectories: int = 0
+    """Instances whose agent trajectory was copied into ``trajs/``."""
     error_ids: list[str] = field(default_factory=list)
     """Instances whose status is ``error``: infrastructure failures, not verdicts."""
     warnings: list[str] = field(default_factory=list)
@@ -100,7 +104,7 @@ def _file_predictions(run: LoadedRun, warnings: list[str]) -> dict[str, Predicti
         warnings.append(f"predictions file {source} not found: patches taken from patch.diff")
         return {}
     try:
-        found = read_predictions_file(path)
+        found = read_predictions_file(path, allow_none=True)
     except PredictionsFileError as exc:
         warnings.append(f"predictions file unreadable ({exc}): patches taken from patch.diff")
         return {}
@@ -161,6 +165,36 @@ def _existing_metadata(path: Path, warnings: list[str]) -> dict[str, Any]:
     return data
 
 
+def copy_trajectories(run: LoadedRun, ids: list[str], output: Path, warnings: list[str]) -> int:
+    """Copy the agent run's trajectory of each instance into ``trajs/`` (the agent run is
+    found beside the predictions file the run evaluated); returns how many instances got
+    one, and warns about the others."""
+    agent_dir = agent_run_dir(run.predictions_source)
+    if agent_dir is None:
+        warnings.append(
+            f"no agent trajectories found beside the predictions ({run.predictions_source}): "
+            f"put one reasoning trace per instance into {TRAJS_DIR}/ (the leaderboard asks "
+            "for them)"
+        )
+        return 0
+    folder = output / TRAJS_DIR
+    folder.mkdir(exist_ok=True)
+    copied, without = 0, []
+    for instance_id in ids:
+        found = trajectory_files(agent_dir, instance_id)
+        for path in found:
+            shutil.copyfile(path, folder / path.name)
+        copied += bool(found)
+        if not found:
+            without.append(instance_id)
+    if without:
+        warnings.append(
+            f"{len(without)} instances have no trajectory in {agent_dir / 'trajectories'}: "
+            + some_ids(without)
+        )
+    return copied
+
+
 def build_metadata(
     existing: Mapping[str, Any],
     defaults: Mapping[str, Any],
@@ -217,6 +251,7 @@ def build_submission(
     lines = [json.dumps(predictions[i].model_dump(mode="json")) for i in ids]
     atomic_write_text(output / PREDICTIONS_FILE, "\n".join(lines) + "\n")
 
+    report.trajectories = copy_trajectories(run, ids, output, warnings)
     for instance_id in ids:
         result = run.results[instance_id]
         record = official_result(result)

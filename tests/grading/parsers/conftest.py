@@ -8,10 +8,10 @@ import pytest
 
 from polybench.grading.parsers import ParseResult, get_parser
 
-SHARED = Path(__file__).resolve().parents[3] / ".." / "shared"
-SAMPLES = SHARED / "samples" / "test-logs"
-LEADERBOARD = SHARED / "data" / "leaderboard"
-CORPUS = Path(__file__).resolve().parents[2] / "data" / "parser_corpus"
+DATA = Path(__file__).resolve().parents[2] / "data"
+SAMPLES = DATA / "test-logs"
+LEADERBOARD = DATA / "leaderboard"
+CORPUS = DATA / "parser_corpus"
 
 
 def run(parser: str, text: str) -> dict[str, str]:
@@ -25,7 +25,7 @@ def result_of(parser: str, text: str) -> ParseResult:
 
 
 def sample(name: str) -> str:
-    """A real framework log from the shared samples (fails when it is missing)."""
+    """A real framework log from ``tests/data/test-logs`` (fails when it is missing)."""
     path = SAMPLES / name
     if not path.exists():
         pytest.fail(f"sample log {path} is missing")

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from tests.grading.parsers.conftest import SAMPLES, result_of, run, sample
+from tests.grading.parsers.conftest import result_of, run, sample
 
 REPORT = """<?xml version="1.0" encoding="UTF-8"?>
 <testsuite name="{cls}" tests="3" errors="0" skipped="0" failures="1">
@@ -23,8 +21,7 @@ REPORT = """<?xml version="1.0" encoding="UTF-8"?>
 
 
 def test_real_surefire_report() -> None:
-    path = Path(SAMPLES, "surefire-reports-junit4", "TEST-demo.CalcTest.xml")
-    text = path.read_text() if path.exists() else sample("TEST-demo.CalcTest.xml")
+    text = sample("surefire-reports-junit4/TEST-demo.CalcTest.xml")
     assert run("junit_xml", text) == {
         "demo.CalcTest.subWorks": "failed",
         "demo.CalcTest.errors": "errored",

@@ -154,9 +154,7 @@ class ImageManager:
         parent_image = self.builder.find(parent)
         if parent_image is None:
             raise ImageBuildError(f"the parent image {parent} of {name} is missing")
-        recipe = bases.base_recipe(name, parent, self.settings)
-        key = recipe.key(str(parent_image.id))
-        tag = keyed_base_tag(name, key)
+        recipe, key, tag = self._base_target(name, parent, str(parent_image.id))
         labels = image_labels(
             "base",
             tag,
@@ -183,6 +181,35 @@ class ImageManager:
             self._bases[name] = built
         return built
 
+    def _base_target(
+        self, name: str, parent: str, parent_id: str
+    ) -> tuple[bases.BaseRecipe, str, str]:
+        """The recipe, key and tag of base ``name`` built ``FROM parent`` (of id
+        ``parent_id``): one rule for building and for planning."""
+        recipe = bases.base_recipe(name, parent, self.settings)
+        key = recipe.key(parent_id)
+        return recipe, key, keyed_base_tag(name, key)
+
+    def planned_base(self, name: str) -> tuple[str, str | None] | None:
+        """The tag base ``name`` has when it is current, and its image id (None: it would
+        be built now); None when its parents would be built first, so its tag is not
+        known yet. Nothing is built or pulled."""
+        parent_name = bases.PARENTS[name]
+        if parent_name is None:
+            parent = bases.root_image(self.settings)
+            found = self.builder.find(parent)
+            parent_id = str(found.id) if found is not None else None
+        else:
+            planned = self.planned_base(parent_name)
+            if planned is None:
+                return None
+            parent, parent_id = planned
+        if parent_id is None:
+            return None
+        _, _, tag = self._base_target(name, parent, parent_id)
+        image = self.builder.find(tag)
+        return tag, (str(image.id) if image is not None else None)
+
     def ensure_bases(self, names: list[str] | None = None) -> list[BuiltImage]:
         """Every base image (or those named), parents first."""
         wanted = names or list(BASE_NAMES)
@@ -194,8 +221,15 @@ class ImageManager:
         ids: dict[str, str] = {}
         for parent in parents:
             name = parent.split(":", 1)[0]
-            if build and name in BASE_NAMES and parent in (name, base_tag(name)):
-                ids[parent] = self.ensure_base(name).image_id
+            if name in BASE_NAMES and parent in (name, base_tag(name)):
+                if build:
+                    ids[parent] = self.ensure_base(name).image_id
+                    continue
+                # Planning: the base as building would find or make it, not whatever the
+                # name tag points to now (an out-of-date base is rebuilt first).
+                planned = self.planned_base(name)
+                if planned is not None and planned[1] is not None:
+                    ids[parent] = planned[1]
                 continue
             image = self.builder.find(parent)
             if image is not None:
@@ -293,6 +327,15 @@ class ImageManager:
         except _CheckoutConflict:
             return self._instance_layer(instance, self.ensure_env(instance, exact=True))
 
+    def official_layer_tag(self, instance: Instance, pulled_id: str) -> str:
+        """The tag of the label-only layer on a pulled official image of id ``pulled_id``."""
+        reference = self.official_reference(instance)
+        needs = command_needs(instance.test_command)
+        parts = ["official", reference, pulled_id]
+        if not needs.empty:
+            parts.append(f"needs={needs.key()}")
+        return instance_tag(instance.instance_id, digest(*parts))
+
     def official_reference(self, instance: Instance) -> str:
         """The prebuilt image of ``instance`` in the configured registry, with its tag."""
         return official_image(
@@ -320,10 +363,7 @@ class ImageManager:
         if pulled is None:
             raise ImageBuildError(f"{reference} is missing right after it was pulled")
         needs = command_needs(instance.test_command)
-        parts = ["official", reference, str(pulled.id)]
-        if not needs.empty:
-            parts.append(f"needs={needs.key()}")
-        tag = instance_tag(instance.instance_id, digest(*parts))
+        tag = self.official_layer_tag(instance, str(pulled.id))
         labels = image_labels(
             "instance",
             tag,

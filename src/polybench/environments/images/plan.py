@@ -7,12 +7,13 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from polybench.dataset.models import Instance
+from polybench.environments.errors import one_line
 from polybench.environments.images.bases import LANGUAGE_OF, PARENTS, root_image
 from polybench.environments.images.builder import BuiltImage
 from polybench.environments.images.errors import ImageBuildError
 from polybench.environments.images.inventory import DiskReport
 from polybench.environments.images.manager import ImageManager
-from polybench.environments.images.settings import BASE_NAMES, base_tag, instance_tag
+from polybench.environments.images.settings import BASE_NAMES, instance_tag
 from polybench.environments.repos import RepositoryError
 
 MB = 1024 * 1024
@@ -48,6 +49,9 @@ class BuildPlan:
     group_language: dict[str, str] = field(default_factory=dict)
     missing_envs: list[str] = field(default_factory=list)
     missing_instances: list[str] = field(default_factory=list)
+    """Instance images to make: a layer on an environment, or on a pulled image."""
+    missing_pulls: list[str] = field(default_factory=list)
+    """Official images to pull first (``pull`` and ``auto``)."""
     unplanned: dict[str, str] = field(default_factory=dict)
     root_missing: bool = False
 
@@ -83,7 +87,11 @@ def plan_build(manager: ImageManager, instances: list[Instance]) -> BuildPlan:
     builder = manager.builder
     if manager.settings.image_source != "build":
         for instance in instances:
-            if builder.find(manager.official_reference(instance)) is None:
+            pulled = builder.find(manager.official_reference(instance))
+            if pulled is None:
+                plan.missing_pulls.append(instance.instance_id)
+                plan.missing_instances.append(instance.instance_id)
+            elif builder.find(manager.official_layer_tag(instance, str(pulled.id))) is None:
                 plan.missing_instances.append(instance.instance_id)
         return plan
     plan.root_missing = builder.find(root_image(manager.settings)) is None
@@ -108,14 +116,20 @@ def plan_build(manager: ImageManager, instances: list[Instance]) -> BuildPlan:
         if builder.find(instance_tag(instance.instance_id, key)) is None:
             plan.missing_instances.append(instance.instance_id)
     plan.bases = _with_parents(needed)
-    plan.missing_bases = [n for n in plan.bases if builder.find(base_tag(n)) is None]
+    plan.missing_bases = [n for n in plan.bases if _base_missing(manager, n)]
     return plan
+
+
+def _base_missing(manager: ImageManager, name: str) -> bool:
+    """Whether building would make base ``name`` (missing, or out of date)."""
+    planned = manager.planned_base(name)
+    return planned is None or planned[1] is None
 
 
 def estimate(plan: BuildPlan, manager: ImageManager, usage: DiskReport | None) -> Estimate:
     """Bytes the missing images of ``plan`` will take (measured sizes where known)."""
     if manager.settings.image_source != "build":
-        return Estimate(0, 0, 0, OFFICIAL_ESTIMATE * len(plan.missing_instances))
+        return Estimate(0, 0, 0, OFFICIAL_ESTIMATE * len(plan.missing_pulls))
     observed: dict[str, list[int]] = {}
     for item in usage.images if usage else []:
         if item.image.level == "env":
@@ -167,7 +181,7 @@ def execute(
                 built = manager.ensure_base(name)
                 emit(BuildEvent("base", name, True, built.reused, built.seconds))
             except ImageBuildError as exc:
-                emit(BuildEvent("base", name, False, message=str(exc).splitlines()[0]))
+                emit(BuildEvent("base", name, False, message=exc.summary()))
                 return events
     groups = list(plan.groups.values()) or [[i] for i in plan.instances]
     if manager.settings.image_source != "build":
@@ -179,7 +193,7 @@ def execute(
                 env = manager.ensure_env(members[0])
                 emit(BuildEvent("env", env.tag, True, env.reused, env.seconds))
             except (ImageBuildError, RepositoryError) as exc:
-                emit(BuildEvent("env", members[0].repo, False, message=str(exc).splitlines()[0]))
+                emit(BuildEvent("env", members[0].repo, False, message=_one_line(exc)))
                 return
         if "instance" not in levels:
             return
@@ -188,13 +202,17 @@ def execute(
                 built = manager.ensure_instance(instance)
                 emit(BuildEvent("instance", built.tag, True, built.reused, built.seconds))
             except (ImageBuildError, RepositoryError) as exc:
-                first = str(exc).splitlines()[0]
-                emit(BuildEvent("instance", instance.instance_id, False, message=first))
+                message = _one_line(exc)
+                emit(BuildEvent("instance", instance.instance_id, False, message=message))
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         for future in as_completed([pool.submit(build_group, g) for g in groups]):
             future.result()
     return events
+
+
+def _one_line(exc: ImageBuildError | RepositoryError) -> str:
+    return exc.summary() if isinstance(exc, ImageBuildError) else one_line(str(exc))
 
 
 def language_of_base(name: str) -> str:
