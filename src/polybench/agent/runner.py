@@ -335,6 +335,12 @@ def run_agents(
     run_id = config.run_id or datetime.now().strftime("%Y%m%d-%H%M%S")
     run_dir = (config.output_dir / run_id).expanduser().resolve()
     earlier = earlier_settings(run_dir, config)
+    what = "an agent command" if config.agent_command is not None else "an agent's commands"
+    try:  # first: refusing costs nothing
+        options = get_backend(config.backend).options(config.backend_options)
+        decide_isolation(ProviderSettings(backend=config.backend, options=options), what)
+    except (UnisolatedRefused, UnknownBackend, BackendOptionsError) as exc:
+        raise AgentInputError(str(exc)) from exc
     checked = ""
     if config.check_endpoint:  # before anything is prepared
         try:
@@ -348,11 +354,6 @@ def run_agents(
         raise AgentInputError(
             f"the {config.backend} backend cannot run here: {'; '.join(problems)}"
         )
-    what = "an agent command" if config.agent_command is not None else "an agent's commands"
-    try:
-        decide_isolation(settings, what)
-    except UnisolatedRefused as exc:
-        raise AgentInputError(str(exc)) from exc
     isolation = isolation_of(config)
     if config.agent_command is not None and isolation not in COMMAND_ISOLATIONS:
         raise AgentInputError(f"--agent-command cannot run in {isolation} sandboxes")
