@@ -2,7 +2,7 @@
 
 Every attack runs on its own copy of a mini instance (same repository, tests and lists, a
 suffixed id). Next to them, for every instance an attack uses, two controls: the gold
-patch (must resolve, with every canary as planted and nothing detected) and an honest
+patch (must resolve, confirmed by its canary run, nothing detected) and an honest
 wrong patch (must stay unresolved, with nothing detected either: the defences must not
 mistake honest work for tampering).
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from polybench.dataset.models import Instance, Language, Prediction
 from polybench.environments.provider import ReadySandbox, SandboxProvider
-from polybench.grading.canaries import CanaryOutcome
+from polybench.grading.canaries import CanaryOutcome, CanaryStatus
 from polybench.grading.grade import Outcome
 from polybench.grading.result import ErrorKind, InstanceResult, Status
 from polybench.patches.diff import touched_files
@@ -143,19 +143,16 @@ def check_attack(attack: Attack, result: InstanceResult) -> str | None:
 def check_control(kind: str, result: InstanceResult) -> str | None:
     """Why a control's outcome is wrong, or None."""
     tampering = result.tampering
-    bad_canaries = [
-        r for r in tampering.canaries.records
-        if r.outcome in (CanaryOutcome.WRONG, CanaryOutcome.MISSING)
-    ]  # fmt: skip
-    if tampering.detected or bad_canaries or tampering.distrusted_reports:
-        return f"{result.instance_id}: honest work flagged: {tampering.detected} {bad_canaries}"
+    canaries = tampering.canaries
+    if tampering.detected or canaries.tampered or tampering.distrusted_reports:
+        return f"{result.instance_id}: honest work flagged: {tampering.detected} {canaries}"
     if kind == GOLD:
         if result.status is not Status.RESOLVED:
             return f"{result.instance_id}: gold {result.status.value} ({result.reason})"
-        if tampering.canaries.planted and not all(
-            r.outcome is CanaryOutcome.AS_PLANTED for r in tampering.canaries.records
+        if canaries.status is not CanaryStatus.CHECKED or not all(
+            r.outcome is CanaryOutcome.AS_PLANTED for r in canaries.records
         ):
-            return f"{result.instance_id}: gold canaries {tampering.canaries.records}"
+            return f"{result.instance_id}: gold canaries {canaries}"
     elif result.status is not Status.UNRESOLVED:
         return f"{result.instance_id}: honest wrong patch {result.status.value} ({result.reason})"
     return None

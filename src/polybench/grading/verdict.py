@@ -15,7 +15,8 @@ canaries already taken out, and the canaries' check. The rules, in order:
    pass-to-pass test must have passed (or xfailed);
 6. an instance that would be resolved is not when its results cannot be trusted: output
    truncated, a report cut short or malformed, a framework summary that disagrees with
-   the results, or a canary that did not end as planted. That is recorded as tampering.
+   the results, or an armed F2P test that passed in the canary run. That is recorded as
+   tampering.
 
 ``official`` grades as the official harness does (F2P a subset of the passed tests, P2P
 disjoint from the failed ones); the verdict always carries both answers so reports can
@@ -30,7 +31,7 @@ from enum import Enum
 
 from pydantic import BaseModel, Field
 
-from polybench.grading.canaries import CanaryCheck
+from polybench.grading.canaries import CanaryCheck, CanaryOutcome
 from polybench.grading.grade import Outcome, grade
 from polybench.grading.parsers.base import ParseResult
 from polybench.grading.parsers.official import official_lists
@@ -131,9 +132,12 @@ def _untrusted(facts: RunFacts, parsed: ParseResult, canaries: CanaryCheck) -> l
     if disagreement is not None:
         found.append(disagreement)
     if canaries.tampered:
-        bad = [r for r in canaries.records if r.outcome.value in ("wrong", "missing")]
-        shown = ", ".join(f"a must-{r.expect} canary {r.outcome.value} ({r.observed})" for r in bad)
-        found.append(f"planted canary tests did not end as planted: {shown}")
+        bad = [r for r in canaries.records if r.outcome is CanaryOutcome.WRONG]
+        shown = ", ".join(f"{r.test} ({r.file}:{r.line}, {r.form})" for r in bad[:3])
+        found.append(
+            f"{len(bad)} armed F2P test(s) passed in the canary run although an assertion "
+            f"of each was inverted: {shown}"
+        )
     return found
 
 

@@ -12,14 +12,7 @@ import random
 from dataclasses import dataclass, field, replace
 
 from polybench.environments.provider import ReadySandbox
-from polybench.grading.canaries import (
-    Canary,
-    CanaryCheck,
-    plant_canaries,
-    skip_reason,
-    take_out_canaries,
-    test_file_candidates,
-)
+from polybench.grading.canaries import Arming, CanaryCheck, arm, test_file_candidates
 from polybench.grading.parsers import ParseResult, get_parser
 from polybench.grading.verdict import Rule, RunFacts, Verdict, decide
 from polybench.patches.apply import apply_patch
@@ -30,7 +23,6 @@ from polybench.sandbox.base import ExecResult, Sandbox, SandboxError
 from polybench.sandbox.eval_script import MarkedLog, eval_script, split_log
 
 _STEP_TIMEOUT = 300.0
-_CANARY_CANDIDATES = 6
 _CLEAR_BYTECODE = (
     "find . -path ./node_modules -prune -o -name __pycache__ -type d -prune "
     "-exec rm -rf {} + ; find . -path ./node_modules -prune -o -name '*.pyc' -delete"
@@ -140,35 +132,32 @@ def install_tests(
         raise RestoreFailed(f"files put back to the base commit changed again: {shown}")
 
 
-def plant(
-    sandbox: Sandbox, spec: InstanceSpec, rng: random.Random
-) -> tuple[list[Canary], str | None]:
-    """Plant canaries into the files of the F2P tests; returns them, or why none."""
-    reason = skip_reason(spec.test_command)
-    if reason is not None:
-        return [], reason
-    candidates = test_file_candidates(spec.parser, spec.f2p, spec.test_patch_files)
+def test_files(sandbox: Sandbox, spec: InstanceSpec) -> dict[str, str]:
+    """The texts of the files that may hold F2P tests, as the test patch left them."""
     texts: dict[str, str] = {}
-    for path in candidates[:_CANARY_CANDIDATES]:
+    for path in test_file_candidates(spec.parser, spec.f2p, spec.test_patch_files):
         try:
-            raw = sandbox.read_file(f"{sandbox.workdir}/{path}")
-        except (OSError, SandboxError):
+            texts[path] = sandbox.read_file(f"{sandbox.workdir}/{path}").decode("utf-8")
+        except (OSError, SandboxError, UnicodeDecodeError):
             continue
-        try:
-            texts[path] = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-    unittest_style = spec.parser == "unittest" or any(
-        ".py:" not in test_id and test_id.count(":") >= 2 for test_id in spec.f2p
-    )
-    changed, canaries = plant_canaries(
-        texts, list(spec.f2p), spec.test_command, unittest_style, rng
-    )
-    for path, text in changed.items():
+    return texts
+
+
+def arm_tests(
+    sandbox: Sandbox,
+    spec: InstanceSpec,
+    rng: random.Random,
+    exclude: frozenset[tuple[str, int]] = frozenset(),
+) -> Arming:
+    """Arm the F2P tests for the canary run (read from this sandbox's files)."""
+    return arm(test_files(sandbox, spec), list(spec.f2p), rng, exclude)
+
+
+def write_test_files(sandbox: Sandbox, texts: dict[str, str]) -> None:
+    """Write the armed files (the canary run), or the same files unchanged (the graded
+    run), the same way: so the two checkouts differ in the inverted assertions alone."""
+    for path, text in texts.items():
         sandbox.write_file(f"{sandbox.workdir}/{path}", text)
-    if not canaries:
-        return [], "no file of the F2P tests holds a test the harness can imitate"
-    return canaries, None
 
 
 def prepare(ready: ReadySandbox) -> None:
@@ -230,14 +219,14 @@ def read_results(spec: InstanceSpec, run: TestRun) -> ParseResult:
 def judge(
     spec: InstanceSpec,
     run: TestRun,
-    canaries: list[Canary],
-    not_planted: str | None,
+    canaries: CanaryCheck | None = None,
     rule: Rule = Rule.STRICT,
+    parsed: ParseResult | None = None,
 ) -> Judgement:
-    """Parse the run's log, take the canaries out, and apply every verdict rule."""
-    parsed = read_results(spec, run)
-    records = take_out_canaries(canaries, parsed)
-    check = CanaryCheck(planted=len(canaries), not_planted_reason=not_planted, records=records)
+    """Parse the run's log (unless ``parsed`` is its parse already) and apply every
+    verdict rule, the canary run's answer included."""
+    parsed = parsed if parsed is not None else read_results(spec, run)
+    check = canaries or CanaryCheck()
     verdict = decide(
         list(spec.f2p), list(spec.p2p), run.facts, parsed, run.combined_body, check, rule
     )
