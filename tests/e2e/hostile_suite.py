@@ -20,11 +20,14 @@ from polybench.grading.result import ErrorKind, InstanceResult, Status
 from polybench.patches.diff import touched_files
 from tests.e2e.attacks import CLASSES, Attack, Context
 from tests.e2e.attacks.environment import ATTACKS as ENVIRONMENT_ATTACKS
+from tests.e2e.attacks.novelty import ATTACKS as NOVELTY_ATTACKS
 from tests.e2e.attacks.reports import ATTACKS as REPORT_ATTACKS
 from tests.e2e.attacks.runtime import ATTACKS as RUNTIME_ATTACKS
 from tests.e2e.hostile import Edit, make_patch
 
-ALL_ATTACKS: list[Attack] = [*REPORT_ATTACKS, *RUNTIME_ATTACKS, *ENVIRONMENT_ATTACKS]
+ALL_ATTACKS: list[Attack] = [
+    *REPORT_ATTACKS, *RUNTIME_ATTACKS, *ENVIRONMENT_ATTACKS, *NOVELTY_ATTACKS
+]  # fmt: skip
 GOLD = "gold"
 HONEST = "honest-wrong"
 _COMMENT = {Language.PYTHON: "#", Language.JAVA: "//"}
