@@ -23,6 +23,7 @@ from polybench.grading.canaries import (
     CanaryStatus,
     detection_probability,
 )
+from polybench.grading.probe import ProbeCheck, ProbeFinding, ProbeStatus
 from polybench.grading.result import InstanceResult
 from polybench.grading.tampering import Flag, PathRecord, Tampering
 from polybench.report.build import build_report
@@ -148,6 +149,11 @@ def _tampered_results() -> list[InstanceResult]:
             tampering=Tampering(
                 refused=[PathRecord(path="conftest.py", reason="test root")],
                 canaries=_canaries(CanaryOutcome.AS_PLANTED, CanaryOutcome.WRONG),
+                probe=ProbeCheck(
+                    status=ProbeStatus.READ,
+                    processes=1,
+                    findings=[ProbeFinding(name="_pytest.reports.TestReport.__init__", by="m.py")],
+                ),
                 distrusted_reports=["the report was cut short"],
                 detected=["1 armed F2P test(s) passed in the canary run"],
             ),
@@ -177,6 +183,7 @@ def test_defences_count_instances_per_defence() -> None:
         "refused": 1,
         "canaries_tampered": 1,
         "canaries_unavailable": 1,
+        "framework_changed": 1,
         "distrusted": 1,
         "truncated": 1,
         "flagged": 1,
@@ -239,7 +246,7 @@ def test_lines_under_the_eval_table(instances: dict[str, Instance]) -> None:
         "the rules disagree on 1 instance:",
         "  c-1: resolved officially, not strictly: P2P test p missing: counts as fine officially",
         "defences (instances): reverted 1, refused 1, canaries tampered 1, canaries "
-        "unavailable 1, distrusted 1, truncated 1, flagged 1, detected 2",
+        "unavailable 1, framework changed 1, distrusted 1, truncated 1, flagged 1, detected 2",
         "canaries (instances): checked 1, off 4, unavailable 1; detection probability per "
         "checked instance >= 0.75, per run >= 0.7500",
         "tampering detected in 2 instances (not resolved under any rule): a-2, b-1",
@@ -299,6 +306,7 @@ def test_report_has_both_pass_rates_the_disagreements_and_the_defences(report: R
     assert records["a-2"].defences == [
         "refused",
         "canaries_tampered",
+        "framework_changed",
         "distrusted",
         "detected",
     ]
@@ -315,7 +323,7 @@ def test_markdown_shows_both_rules_and_the_defences(report: Report) -> None:
         in rules
     )
     defences = markdown.split("## Defences", 1)[1].split("\n## ", 1)[0]
-    assert "| agent | 5 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 2 |" in defences
+    assert "| agent | 5 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 2 |" in defences
     assert "- agent: canaries (instances): checked 1, off 3, unavailable 1;" in defences
     assert "- agent: a-2, b-1" in defences
 

@@ -15,8 +15,8 @@ canaries already taken out, and the canaries' check. The rules, in order:
    pass-to-pass test must have passed (or xfailed);
 6. an instance that would be resolved is not when its results cannot be trusted: output
    truncated, a report cut short or malformed, a framework summary that disagrees with
-   the results, or an armed F2P test that passed in the canary run. That is recorded as
-   tampering.
+   the results, an armed F2P test that passed in the canary run, or a test framework's
+   own function replaced at run time by code under test. That is recorded as tampering.
 
 ``official`` grades as the official harness does (F2P a subset of the passed tests, P2P
 disjoint from the failed ones); the verdict always carries both answers so reports can
@@ -35,6 +35,7 @@ from polybench.grading.canaries import CanaryCheck, CanaryOutcome
 from polybench.grading.grade import Outcome, grade
 from polybench.grading.parsers.base import ParseResult
 from polybench.grading.parsers.official import official_lists
+from polybench.grading.probe import ProbeCheck
 from polybench.grading.result import ErrorKind, Status
 
 
@@ -120,7 +121,9 @@ def official_resolved(f2p: list[str], p2p: list[str], parsed: ParseResult) -> bo
     return set(f2p) <= passed and not (set(p2p) & failed)
 
 
-def _untrusted(facts: RunFacts, parsed: ParseResult, canaries: CanaryCheck) -> list[str]:
+def _untrusted(
+    facts: RunFacts, parsed: ParseResult, canaries: CanaryCheck, probe: ProbeCheck | None
+) -> list[str]:
     found = []
     if facts.truncated_bytes:
         found.append(
@@ -138,6 +141,8 @@ def _untrusted(facts: RunFacts, parsed: ParseResult, canaries: CanaryCheck) -> l
             f"{len(bad)} armed F2P test(s) passed in the canary run although an assertion "
             f"of each was inverted: {shown}"
         )
+    if probe is not None and probe.tampered:
+        found.append(probe.describe())
     return found
 
 
@@ -149,6 +154,7 @@ def decide(
     log: str,
     canaries: CanaryCheck | None = None,
     rule: Rule = Rule.STRICT,
+    probe: ProbeCheck | None = None,
 ) -> Verdict:
     """Apply every rule (see the module docstring) to one instance's run."""
     canaries = canaries or CanaryCheck()
@@ -172,7 +178,7 @@ def decide(
             f"{facts.process_exit_code}: the code under test forged harness output"
         )
         return Verdict(status=Status.UNRESOLVED, reason=reason, detected=[reason])
-    untrusted = _untrusted(facts, parsed, canaries)
+    untrusted = _untrusted(facts, parsed, canaries, probe)
     graded = grade(f2p, p2p, parsed)
     strict_ok = graded.resolved and not untrusted
     official_ok = official_resolved(f2p, p2p, parsed) and not untrusted

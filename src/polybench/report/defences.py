@@ -11,6 +11,8 @@ touched:
   turned into a pass);
 - ``canaries_unavailable``: the canary run could not confirm a verdict it had to (the
   harness's additions broke its build, it did not finish); the verdict stands;
+- ``framework_changed``: the run-time probe saw a test framework's own function replaced by
+  the repository's non-test code (or by code whose file cannot be told);
 - ``distrusted``: a test report could not be trusted as it stood (cut short, malformed,
   out of step with the framework's summary);
 - ``truncated``: the test output was cut;
@@ -33,6 +35,7 @@ DEFENCES: dict[str, str] = {
     "refused": "refused",
     "canaries_tampered": "canaries tampered",
     "canaries_unavailable": "canaries unavailable",
+    "framework_changed": "framework changed",
     "distrusted": "distrusted",
     "truncated": "truncated",
     "flagged": "flagged",
@@ -49,6 +52,7 @@ def defences_of(result: InstanceResult) -> list[str]:
         "refused": bool(tampering.refused),
         "canaries_tampered": tampering.canaries.tampered,
         "canaries_unavailable": tampering.canaries.unavailable,
+        "framework_changed": tampering.probe.tampered,
         "distrusted": bool(tampering.distrusted_reports),
         "truncated": tampering.truncated_bytes > 0,
         "flagged": bool(tampering.flags),
@@ -105,6 +109,7 @@ class DefenceCounts(BaseModel):
     refused: int = 0
     canaries_tampered: int = 0
     canaries_unavailable: int = 0
+    framework_changed: int = 0
     distrusted: int = 0
     truncated: int = 0
     flagged: int = 0

@@ -25,6 +25,7 @@ from polybench.grading.flags import flag_patch
 from polybench.grading.parsers import ParseResult
 from polybench.grading.parsers.official import official_lists
 from polybench.grading.policy import PolicyInputs, command_paths, python_package_dirs
+from polybench.grading.probe import ProbeCheck, ProbeStatus
 from polybench.grading.result import ErrorKind, InstanceResult, Status
 from polybench.grading.testpaths import TestPathRules
 from polybench.grading.verdict import Rule
@@ -43,6 +44,7 @@ from polybench.runner.steps import (
     judge,
     prepare,
     python_facts,
+    run_probed,
     run_tests,
     write_test_files,
 )
@@ -72,6 +74,28 @@ class _Infrastructure(Exception):
 
 class _Unresolved(Exception):
     """Internal: stop the instance as unresolved (the prediction's fault)."""
+
+
+@dataclass
+class _Probe:
+    """The probe across the runs of one instance: on until it fails once (then off for
+    every later run, so the runs stay alike), and what it saw in all of them."""
+
+    on: bool
+    check: ProbeCheck = field(default_factory=ProbeCheck)
+
+    def add(self, seen: ProbeCheck) -> None:
+        """Merge one run's probe check into the instance's."""
+        check = self.check
+        if seen.status is ProbeStatus.UNAVAILABLE:
+            self.on = False
+            check.status, check.reason = ProbeStatus.UNAVAILABLE, seen.reason
+        elif seen.status is ProbeStatus.READ and check.status is not ProbeStatus.UNAVAILABLE:
+            check.status = ProbeStatus.READ
+        elif check.status is ProbeStatus.OFF:
+            check.status = seen.status
+        check.processes += seen.processes
+        check.findings += [f for f in seen.findings if f not in check.findings]
 
 
 @dataclass
@@ -186,10 +210,12 @@ class InstanceRunner:
         result.parser = spec.parser
         patch = prediction.model_patch
         state: CanaryState | None = None
+        # The harness's additions to a run (the canary run, the probe) go together.
+        probe = _Probe(on=self.settings.canaries)
         if self.settings.canaries:
             state = CanaryState(random.Random(secrets.randbits(64)))
             if canary_goes_first(state.rng):
-                self._canary_run(instance, spec, patch, state, artifacts, timer)
+                self._canary_run(instance, spec, patch, state, artifacts, timer, probe)
         started = time.monotonic()
         ready = provide(self.provider, instance, artifacts)
         timer.measure("setup", started)
@@ -197,7 +223,7 @@ class InstanceRunner:
         result.environment = ready.environment.recipe
         result.environment_reused = ready.environment.reused
         try:
-            spec_run = self._graded_run(ready, spec, patch, artifacts, result, timer, state)
+            spec_run = self._graded_run(ready, spec, patch, artifacts, result, timer, state, probe)
         finally:
             if not self.settings.keep_sandbox:
                 ready.sandbox.cleanup()
@@ -206,7 +232,10 @@ class InstanceRunner:
         timer.measure("grade", started)
         verdict = unchecked.verdict
         would_resolve = verdict.strict_resolved or verdict.official_resolved
-        check = self._canary_answer(instance, spec, patch, state, artifacts, timer, would_resolve)
+        check = self._canary_answer(
+            instance, spec, patch, state, artifacts, timer, would_resolve, probe
+        )
+        result.tampering.probe = probe.check
         self._record_verdict(spec, spec_run, unchecked.parsed, check, result)
 
     def _canary_run(
@@ -217,6 +246,7 @@ class InstanceRunner:
         state: CanaryState,
         artifacts: InstanceArtifacts,
         timer: _Timer,
+        probe: _Probe,
     ) -> None:
         started = time.monotonic()
 
@@ -224,7 +254,7 @@ class InstanceRunner:
             self._checkout(ready, spec, patch)
 
         def run_in(ready: ReadySandbox, texts: dict[str, str]) -> TestRun:
-            return self._run(ready, spec, texts)
+            return self._run(ready, spec, texts, probe)
 
         canary_run(
             spec,
@@ -246,6 +276,7 @@ class InstanceRunner:
         artifacts: InstanceArtifacts,
         timer: _Timer,
         would_resolve: bool,
+        probe: _Probe,
     ) -> CanaryCheck:
         """The canary run's answer: made now when the graded run would resolve and it was
         not made first; only asked for when it could change the verdict."""
@@ -257,7 +288,7 @@ class InstanceRunner:
                 reason="the graded run does not resolve: nothing for canaries to confirm",
             )
         if not state.done:
-            self._canary_run(instance, spec, patch, state, artifacts, timer)
+            self._canary_run(instance, spec, patch, state, artifacts, timer, probe)
         return state.check
 
     def _facts(self, ready: ReadySandbox, spec: InstanceSpec) -> PythonFacts | None:
@@ -299,12 +330,19 @@ class InstanceRunner:
         admission = admit(sandbox, patch, inputs, untracked_entries(sandbox), spec.base_commit)
         return admission, at_base
 
-    def _run(self, ready: ReadySandbox, spec: InstanceSpec, texts: dict[str, str]) -> TestRun:
-        """Write ``texts`` (armed, or as they are), put the environment in, run the tests."""
+    def _run(
+        self, ready: ReadySandbox, spec: InstanceSpec, texts: dict[str, str], probe: _Probe
+    ) -> TestRun:
+        """Write ``texts`` (armed, or as they are), put the environment in, run the tests
+        (with the probe, while it works)."""
         write_test_files(ready.sandbox, texts)
         prepare(ready)
         env = harness_env(ready, self._facts(ready, spec))
-        return run_tests(ready.sandbox, spec, env, self.settings.timeout)
+        if not probe.on:
+            return run_tests(ready.sandbox, spec, env, self.settings.timeout)
+        run, check = run_probed(ready.sandbox, spec, env, self.settings.timeout)
+        probe.add(check)
+        return run
 
     def _graded_run(
         self,
@@ -315,6 +353,7 @@ class InstanceRunner:
         result: InstanceResult,
         timer: _Timer,
         state: CanaryState | None,
+        probe: _Probe,
     ) -> TestRun:
         started = time.monotonic()
         try:
@@ -346,7 +385,7 @@ class InstanceRunner:
         timer.measure("apply", started)
 
         started = time.monotonic()
-        run = self._run(ready, spec, texts)
+        run = self._run(ready, spec, texts, probe)
         timer.measure("tests", started)
         artifacts.write_text("eval.sh", run.script)
         artifacts.write_text("test_output.txt", run.executed.output)
@@ -366,7 +405,8 @@ class InstanceRunner:
         check: CanaryCheck,
         result: InstanceResult,
     ) -> None:
-        judgement = judge(spec, run, check, Rule(self.settings.rule), parsed)
+        probe = result.tampering.probe
+        judgement = judge(spec, run, check, Rule(self.settings.rule), parsed, probe)
         verdict = judgement.verdict
         result.log_parsed = judgement.parsed.parsed_anything
         result.log_passed_tests, result.log_failed_tests = official_lists(judgement.parsed)

@@ -14,6 +14,15 @@ from dataclasses import dataclass, field, replace
 from polybench.environments.provider import ReadySandbox
 from polybench.grading.canaries import Arming, CanaryCheck, arm, test_file_candidates
 from polybench.grading.parsers import ParseResult, get_parser
+from polybench.grading.probe import (
+    ProbeCheck,
+    ProbeStatus,
+    probe_broke_run,
+    probe_env,
+    probe_sources,
+    read_probe,
+)
+from polybench.grading.testpaths import TestPathRules
 from polybench.grading.verdict import Rule, RunFacts, Verdict, decide
 from polybench.patches.apply import apply_patch
 from polybench.runner.admission import _run
@@ -210,6 +219,38 @@ def run_tests(sandbox: Sandbox, spec: InstanceSpec, env: dict[str, str], timeout
     return TestRun(executed, marked, stdout, facts, script)
 
 
+def run_probed(
+    sandbox: Sandbox, spec: InstanceSpec, env: dict[str, str], timeout: float
+) -> tuple[TestRun, ProbeCheck]:
+    """Run the tests with the harness's probe in every Python and Node process, and read
+    what it saw. When the log shows the probe itself failing, the tests run again without
+    it and the probe is unavailable for this run (so it never changes a verdict)."""
+    probe_dir = f"{sandbox.scratch_dir}/probe"
+    out_dir = f"{sandbox.scratch_dir}/probe-out"
+    sandbox.exec(["mkdir", "-p", probe_dir, out_dir])
+    for name, text in probe_sources().items():
+        sandbox.write_file(f"{probe_dir}/{name}", text)
+    run = run_tests(sandbox, spec, probe_env(env, probe_dir, out_dir, sandbox.workdir), timeout)
+    broke = probe_broke_run(run.executed.output, probe_dir)
+    if broke is not None:
+        reason = f"the probe failed in this run ({broke}); the tests ran again without it"
+        return run_tests(sandbox, spec, env, timeout), ProbeCheck(
+            status=ProbeStatus.UNAVAILABLE, reason=reason
+        )
+    listed = sandbox.exec(["sh", "-c", 'cat "$0"/*.json 2>/dev/null', out_dir], timeout=60)
+    rules = TestPathRules()
+    test_files = set(spec.test_patch_files)
+
+    def dataset_owned(path: str) -> bool:
+        return (
+            path in test_files
+            or path.rsplit("/", 1)[-1] == "conftest.py"
+            or rules.is_test(path, spec.language)
+        )
+
+    return run, read_probe(listed.output.splitlines(), sandbox.workdir, dataset_owned)
+
+
 def read_results(spec: InstanceSpec, run: TestRun) -> ParseResult:
     """Parse a run's log: stdout alone for a structured report there, else both streams."""
     text = split_log(run.stdout).body if spec.report_stream == "stdout" else run.combined_body
@@ -222,12 +263,13 @@ def judge(
     canaries: CanaryCheck | None = None,
     rule: Rule = Rule.STRICT,
     parsed: ParseResult | None = None,
+    probe: ProbeCheck | None = None,
 ) -> Judgement:
     """Parse the run's log (unless ``parsed`` is its parse already) and apply every
     verdict rule, the canary run's answer included."""
     parsed = parsed if parsed is not None else read_results(spec, run)
     check = canaries or CanaryCheck()
     verdict = decide(
-        list(spec.f2p), list(spec.p2p), run.facts, parsed, run.combined_body, check, rule
+        list(spec.f2p), list(spec.p2p), run.facts, parsed, run.combined_body, check, rule, probe
     )
     return Judgement(verdict=verdict, parsed=parsed, canaries=check)
