@@ -470,6 +470,10 @@ _FLUENT_OPPOSITES = {
     "contains": "doesNotContain", "doesNotContain": "contains",
     "containsKey": "doesNotContainKey", "doesNotContainKey": "containsKey",
 }  # fmt: skip
+_ASSERTION_CLASSES = frozenset(
+    {"org.junit.Assert", "org.junit.jupiter.api.Assertions", "org.testng.Assert",
+     "junit.framework.Assert", "junit.framework.TestCase"}
+)  # fmt: skip
 _JAVA_TEST_ANNOTATIONS = frozenset({"Test", "ParameterizedTest", "RepeatedTest"})
 _STATIC_IMPORT = re.compile(r"import\s+static\s+([\w.]+)\.(\w+|\*)\s*;")
 
@@ -499,7 +503,8 @@ class _JavaInverter(_Inverter):
             opposite = _JUNIT_OPPOSITES[name]
             if owner is not None:
                 return Inversion(f"{name} (qualified)", line, (_edit(name_node, opposite),))
-            owner_class = context.get(name)
+            stars = [key[1:] for key in context if key[1:] in _ASSERTION_CLASSES]
+            owner_class = context.get(name) or (stars[0] if stars else None)
             if owner_class is None:
                 return None  # a method of the class itself, or inherited
             if opposite in context or f"*{owner_class}" in context:
