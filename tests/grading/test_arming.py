@@ -20,7 +20,9 @@ import pytest
 from polybench.grading.arming import apply_inversions, find_tests
 from polybench.grading.canaries import (
     ArmedTest,
+    CanaryCheck,
     CanaryOutcome,
+    CanaryStatus,
     arm,
     armed_from_json,
     armed_json,
@@ -466,3 +468,19 @@ def test_detection_probability_is_the_bound_on_a_gamble() -> None:
     assert detection_probability(2) == pytest.approx(1 - 4 / 27, abs=1e-4)
     # No gamble does better: p(1-p) over a grid never exceeds 1/4.
     assert max(p / 100 * (1 - p / 100) for p in range(101)) <= 1 - detection_probability(1)
+
+
+def test_results_written_when_canaries_were_planted_in_the_graded_run_still_read() -> None:
+    old = {
+        "planted": 3,
+        "not_planted_reason": None,
+        "records": [
+            {"file": "t.py", "expect": "fail", "outcome": "missing", "observed": "absent"},
+            {"file": "t.py", "expect": "pass", "outcome": "as_planted", "observed": "passed"},
+        ],
+    }
+    check = CanaryCheck.model_validate(old)
+    assert check.status is CanaryStatus.CHECKED and check.tampered
+    assert CanaryCheck.model_validate({"planted": 0, "records": []}).status is (
+        CanaryStatus.NOT_ARMED
+    )

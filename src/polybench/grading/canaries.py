@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator, model_validator
 
 from polybench.grading.arming import apply_inversions, choose, find_tests
 from polybench.grading.parsers.base import FAILING, TestStatus
@@ -102,6 +102,13 @@ class CanaryRecord(BaseModel):
     outcome: CanaryOutcome
     observed: str
 
+    @field_validator("outcome", mode="before")
+    @classmethod
+    def _planted_canary_missing(cls, value: object) -> object:
+        # Results written when canaries were planted into the graded run: a canary missing
+        # while its neighbour ran was tampering, as a passing armed test is now.
+        return CanaryOutcome.WRONG.value if value == "missing" else value
+
 
 class CanaryCheck(BaseModel):
     """The canary run's answer for one instance."""
@@ -114,6 +121,15 @@ class CanaryCheck(BaseModel):
     detection_probability: float = 0.0
     """The least chance that tampering which cannot tell the runs apart was caught
     (0 when the canary run did not check this instance)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _planted_in_the_graded_run(cls, data: object) -> object:
+        # Results written when canaries were planted into the graded run say how many.
+        if isinstance(data, dict) and "status" not in data and "planted" in data:
+            status = CanaryStatus.CHECKED if data["planted"] else CanaryStatus.NOT_ARMED
+            return {**data, "status": status.value, "reason": data.get("not_planted_reason")}
+        return data
 
     @property
     def tampered(self) -> bool:
