@@ -77,9 +77,11 @@ class CanaryCounts(BaseModel):
         counts = ", ".join(f"{status.replace('_', ' ')} {n}" for status, n in self.statuses.items())
         if self.detection_per_instance is None:
             return f"canaries (instances): {counts or 'none'}"
+        per_run = self.detection_per_run
+        shown = "> 0.9999" if 0.9999 < per_run < 1 else f">= {per_run:.4f}"
         return (
             f"canaries (instances): {counts}; detection probability per checked instance "
-            f">= {self.detection_per_instance:.2f}, per run >= {self.detection_per_run:.4f}"
+            f">= {self.detection_per_instance:.2f}, per run {shown}"
         )
 
 
