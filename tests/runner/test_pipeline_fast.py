@@ -29,6 +29,7 @@ from polybench.grading.result import ErrorKind, InstanceResult, Status
 from polybench.runner.artifacts import InstanceArtifacts
 from polybench.runner.instance import InstanceRunner, RunSettings
 from polybench.sandbox.base import ExecResult, Sandbox, SandboxError
+from polybench.sandbox.cancel import Cancelled
 from polybench.sandbox.eval_script import END_MARKER, START_MARKER
 from tests.helpers.fake_sandbox import (
     ExecCall,
@@ -892,3 +893,22 @@ def test_the_same_configuration_change_outside_the_gold_patch_is_reverted(
 
     assert result.status is Status.UNRESOLVED
     assert [r.path for r in result.tampering.reverted] == ["setup.cfg"]
+
+
+def test_a_cancelled_run_is_not_swallowed_by_the_canary_run(
+    instance: Instance,
+    sandbox: FakeSandbox,
+    artifacts: InstanceArtifacts,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _canaries_first(True, monkeypatch)
+    sandbox.script_test_run(honest_run)
+
+    def cancelled() -> FakeSandbox:
+        raise Cancelled("the run was cancelled")
+
+    provider = FakeProvider(sandbox, fresh=cancelled)
+    # The canary run comes first here and is the second sandbox asked for.
+    provider.sandboxes.append(sandbox)
+    with pytest.raises(Cancelled):
+        evaluate(instance, provider, artifacts, settings=RunSettings(timeout=30))

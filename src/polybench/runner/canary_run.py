@@ -32,6 +32,7 @@ from polybench.runner.steps import (
     arm_tests,
     read_results,
 )
+from polybench.sandbox.cancel import Cancelled
 
 MAX_CANARY_RUNS = 2
 """The canary run, and one retry without the armed tests a broken build blames."""
@@ -79,6 +80,8 @@ def canary_run(
         check.runs += 1
         try:
             ready = provide()
+        except Cancelled:
+            raise  # the whole run stops
         except Exception as exc:
             check.reason = f"no sandbox for the canary run: {exc}"
             return
@@ -92,6 +95,8 @@ def canary_run(
                 return
             run = run_in(ready, arming.texts)
             workdir = ready.sandbox.workdir
+        except Cancelled:
+            raise
         except Exception as exc:
             check.reason = f"the canary run failed: {type(exc).__name__}: {exc}"
             return
