@@ -100,7 +100,7 @@ def count_canaries(results: Iterable[InstanceResult]) -> CanaryCounts:
     return CanaryCounts(
         statuses=dict(sorted(statuses.items())),
         detection_per_instance=least,
-        detection_per_run=round(1.0 - escape, 6) if least is not None else 0.0,
+        detection_per_run=1.0 - escape if least is not None else 0.0,
     )
 
 
