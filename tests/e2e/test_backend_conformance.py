@@ -234,3 +234,23 @@ def test_the_local_backend_is_a_boundary_when_an_unprivileged_user_runs_the_harn
     for name in BOUNDARY_CHECKS:
         assert re.search(rf"{name}\s+.\s+passed", done.stdout), done.stdout
     assert "backend local (isolation bubblewrap) conforms" in done.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.geteuid() != 0, reason="the earlier layout kept root's capabilities")
+def test_the_boundary_checks_fail_where_the_boundary_is_missing(cache_env: Path) -> None:
+    """The local sandbox as it was built before (``/`` read-only, answers hidden, root's
+    capabilities kept) fails the checks of what it let through: the checks can fail."""
+    from tests.helpers.earlier_layout import EarlierLayoutBackend
+
+    register_backend(EarlierLayoutBackend())
+    report = run_conformance(ProviderSettings(backend="earlier-layout"), only=list(BOUNDARY_CHECKS))
+    statuses = {check.name: check.status for check in report.checks}
+    assert {name for name, status in statuses.items() if status == "failed"} == {
+        "boundary-capabilities",
+        "boundary-mounts",
+        "boundary-sockets",
+        "boundary-harness-paths",
+    }, [(c.name, c.detail) for c in report.checks]
+    # Its writes were refused (read-only binds), which the mount check shows it could undo.
+    assert statuses["boundary-writes"] == "passed"
