@@ -19,6 +19,7 @@ here, as they arrive.
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -32,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from polybench.agent.command import COMMAND_ISOLATIONS, CommandAgent, CommandEnding, relay_mounts
 from polybench.agent.loop import run_episode
 from polybench.agent.proxy import MeteringProxy
+from polybench.agent.reach import unreachable_program
 from polybench.agent.sandboxed import SandboxWorkspace, TakenPatch, take_patch
 from polybench.agent.settings import AgentSettings
 from polybench.agent.trajectory import Episode, write_trajectory
@@ -89,6 +91,9 @@ class AgentRunConfig(BaseModel):
     split: str = "test"
     agent_command: str | None = None
     """A shell command run in each sandbox instead of the built-in loop (None: built-in)."""
+    agent_mounts: list[Path] = Field(default_factory=list)
+    """Folders of this machine the agent command's sandboxes see read-only, at the same
+    paths (its installation; a venv's base Python)."""
     executor: str = "local"
     ray_address: str | None = None
     ray_cpus_per_task: float = Field(1.0, gt=0)
@@ -209,8 +214,22 @@ def _settings(config: AgentRunConfig, run_dir: Path, repo_dir: Path | None) -> P
         options=options,
         hide=answer_paths(config.dataset, config.output_dir, repo_dir),
         history=config.history,
-        mounts=relay_mounts() if config.agent_command is not None else [],
+        mounts=command_mounts(config),
+        channel=config.agent_command is not None,
     )
+
+
+def command_mounts(config: AgentRunConfig) -> list[Path]:
+    """What an agent command's sandboxes see besides their environment: the relay's Python
+    and ``agent_mounts`` (folders resolved; nothing for the built-in agent)."""
+    if config.agent_command is None:
+        return []
+    found: list[Path] = []
+    for folder in [*relay_mounts(), *config.agent_mounts]:
+        resolved = folder.expanduser().resolve()
+        if resolved not in found:
+            found.append(resolved)
+    return found
 
 
 def isolation_of(config: AgentRunConfig) -> str:
@@ -228,6 +247,12 @@ def network_of(config: AgentRunConfig, isolation: str) -> str:
     """What the agent's commands can reach over the network, in words for records."""
     if isolation == "none":
         return "host: the sandbox is not isolated; commands reach every network this machine does"
+    if config.agent_command is not None and isolation == "docker":
+        return (
+            "none: the command reaches only the metering proxy, through a Unix socket in a "
+            "folder mounted read-only into its container, relayed to 127.0.0.1 of the "
+            "container's own network"
+        )
     if config.agent_command is not None:
         return (
             "none: the command reaches only the metering proxy, through a Unix socket in its "
@@ -243,14 +268,33 @@ def _check(config: AgentRunConfig) -> None:
         )
     if config.ray_address is not None and config.executor != "ray":
         raise AgentInputError("--ray-address needs --executor ray")
-    if config.agent_command is not None:
-        if not config.agent_command.strip():
-            raise AgentInputError("--agent-command is empty")
-        if config.backend != "local":
-            raise AgentInputError(
-                f"--agent-command runs on the local backend only: a {config.backend} sandbox "
-                "has no network and no other way to the harness's metering proxy"
-            )
+    if config.agent_command is not None and not config.agent_command.strip():
+        raise AgentInputError("--agent-command is empty")
+    if config.agent_mounts and config.agent_command is None:
+        raise AgentInputError("--agent-mount needs --agent-command")
+
+
+def _check_reach(config: AgentRunConfig, settings: ProviderSettings) -> None:
+    """Refuse mounts that would show answers, and a command whose program its sandboxes
+    cannot start."""
+    assert config.agent_command is not None
+    for folder in config.agent_mounts:
+        resolved = folder.expanduser().resolve()
+        if not resolved.is_dir():
+            raise AgentInputError(f"--agent-mount {folder}: not a folder")
+        for secret in settings.hide:
+            if resolved == secret or secret in resolved.parents:
+                raise AgentInputError(
+                    f"--agent-mount {folder}: sandboxes must not see {secret} (it holds "
+                    "answers or results); install or copy the agent elsewhere"
+                )
+    backend = get_backend(config.backend)
+    search_path = os.environ.get("PATH", os.defpath)
+    problem = unreachable_program(
+        config.agent_command, lambda path: backend.shows(settings, path), search_path
+    )
+    if problem is not None:
+        raise AgentInputError(problem)
 
 
 def run_agents(
@@ -278,8 +322,13 @@ def run_agents(
     except UnisolatedRefused as exc:
         raise AgentInputError(str(exc)) from exc
     isolation = isolation_of(config)
-    if config.agent_command is not None and isolation not in COMMAND_ISOLATIONS:
-        raise AgentInputError(f"--agent-command cannot run in {isolation} sandboxes")
+    if config.agent_command is not None:
+        if isolation not in COMMAND_ISOLATIONS:
+            raise AgentInputError(
+                f"--agent-command cannot run in {isolation} sandboxes: they have no way to "
+                f"the harness's metering proxy (it runs in {', '.join(COMMAND_ISOLATIONS)})"
+            )
+        _check_reach(config, settings)
     network = network_of(config, isolation)
     run_dir.mkdir(parents=True, exist_ok=True)
     atomic_write_text(
@@ -421,7 +470,8 @@ def run_one(
         env = harness_env(ready, facts)
         if command is not None:
             log_path = trajectories / f"{instance.instance_id}.agent.log"
-            ending = command.run(ready, instance, env, log_path)
+            outputs = trajectories / f"{instance.instance_id}.output"
+            ending = command.run(ready, instance, env, log_path, outputs)
             taken = take_patch(
                 ready, instance.base_commit, _policy_inputs(ready, instance), environment_paths
             )
