@@ -221,8 +221,10 @@ def test_a_sandbox_without_a_way_to_the_proxy_is_refused(
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [
-        ({"agent_command": "true", "backend": "docker"}, "local backend only"),
         ({"agent_command": "   "}, "--agent-command is empty"),
+        ({"agent_mounts": ["/usr"]}, "--agent-mount needs --agent-command"),
+        ({"agent_command": "true", "agent_mounts": ["/etc/hostname"]}, "not a folder"),
+        ({"agent_command": "polybench-no-such-agent --go"}, "'polybench-no-such-agent' is not on"),
         ({"executor": "dask"}, "unknown executor 'dask'"),
         ({"ray_address": "auto"}, "--ray-address needs --executor ray"),
     ],

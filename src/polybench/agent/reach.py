@@ -149,7 +149,7 @@ def _follow(word: str, start: Path, shows: Shows) -> str | None:
         if location.is_symlink():
             target = Path(os.readlink(location))
             path = target if target.is_absolute() else location.parent / target
-            via = f" (through {start})"
+            via = f" (through {location})"
             continue
         if not location.exists():
             return f"the agent command's program {word!r} does not exist: {location}"
@@ -161,6 +161,6 @@ def _follow(word: str, start: Path, shows: Shows) -> str | None:
             if found is None:
                 return f"the agent command's program {word!r} needs {interpreter!r}, not on PATH"
             interpreter = str(found)
-        path, start = Path(interpreter), location
+        path = Path(interpreter)
         via = f" (the interpreter of {location})"
     return f"the agent command's program {word!r} goes through too many links and interpreters"
