@@ -4,6 +4,7 @@ the program word, links and ``#!`` interpreters followed, the folder to mount na
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -50,7 +51,8 @@ def make_venv(root: Path) -> tuple[Path, Path]:
 
 
 def plan_shows(*folders: Path, hidden: tuple[Path, ...] = ()) -> object:
-    plan = MountPlan(read_only=tuple(f.resolve() for f in folders), hidden=hidden)
+    # The test's folders lie under /tmp, which real sandboxes replace with their own.
+    plan = MountPlan(read_only=tuple(f.resolve() for f in folders), hidden=hidden, private=())
     return plan.shows
 
 
@@ -124,10 +126,23 @@ def config(tmp_path: Path, **values: object) -> AgentRunConfig:
 
 @pytest.mark.skipif(not bubblewrap_available(), reason="bubblewrap cannot run here")
 def test_a_run_whose_program_its_sandboxes_cannot_see_is_refused(tmp_path: Path) -> None:
-    venv, base = make_venv(tmp_path / "outside")
-    command = f"{venv / 'bin' / 'agent'} --task x"
-    with pytest.raises(AgentInputError, match=f"add --agent-mount {base.resolve()}$"):
-        run_agents(config(tmp_path, agent_command=command, agent_mounts=[venv]))
+    # Outside /tmp, whose content sandboxes never see.
+    with tempfile.TemporaryDirectory(dir=Path.home(), prefix=".polybench-test-") as folder:
+        venv, base = make_venv(Path(folder))
+        command = f"{venv / 'bin' / 'agent'} --task x"
+        with pytest.raises(AgentInputError, match=f"add --agent-mount {base.resolve()}$"):
+            run_agents(config(tmp_path, agent_command=command, agent_mounts=[venv]))
+        # With both mounted the run starts (on no instance).
+        run = run_agents(config(tmp_path, agent_command=command, agent_mounts=[venv, base],
+                                dataset=[]))  # fmt: skip
+    assert run.records == {}
+
+
+@pytest.mark.skipif(not bubblewrap_available(), reason="bubblewrap cannot run here")
+def test_a_mount_in_the_sandboxes_private_tmp_is_refused(tmp_path: Path) -> None:
+    venv, _ = make_venv(tmp_path)
+    with pytest.raises(AgentInputError, match="their /tmp and /var/tmp are their own"):
+        run_agents(config(tmp_path, agent_command="true", agent_mounts=[venv]))
     assert not (tmp_path / "runs").exists()
 
 

@@ -278,6 +278,7 @@ def _check_reach(config: AgentRunConfig, settings: ProviderSettings) -> None:
     """Refuse mounts that would show answers, and a command whose program its sandboxes
     cannot start."""
     assert config.agent_command is not None
+    backend = get_backend(config.backend)
     for folder in config.agent_mounts:
         resolved = folder.expanduser().resolve()
         if not resolved.is_dir():
@@ -288,7 +289,11 @@ def _check_reach(config: AgentRunConfig, settings: ProviderSettings) -> None:
                     f"--agent-mount {folder}: sandboxes must not see {secret} (it holds "
                     "answers or results); install or copy the agent elsewhere"
                 )
-    backend = get_backend(config.backend)
+        if backend.shows(settings, resolved) is False:
+            raise AgentInputError(
+                f"--agent-mount {folder}: the {config.backend} backend's sandboxes cannot see "
+                "it there (their /tmp and /var/tmp are their own); install the agent elsewhere"
+            )
     search_path = os.environ.get("PATH", os.defpath)
     problem = unreachable_program(
         config.agent_command, lambda path: backend.shows(settings, path), search_path

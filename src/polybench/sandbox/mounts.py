@@ -83,6 +83,8 @@ class MountPlan:
     read_only: tuple[Path, ...] = ()
     hidden: tuple[Path, ...] = ()
     writable: tuple[tuple[Path, str], ...] = ()
+    private: tuple[str, ...] = PRIVATE_TMP
+    """Folders each sandbox has empty and of its own, whatever the host holds there."""
 
     def visible_folders(self) -> list[Path]:
         """Every host folder bound read-only: system folders and :attr:`read_only`."""
@@ -92,8 +94,11 @@ class MountPlan:
     def shows(self, path: Path) -> bool:
         """True when a sandbox of this plan sees the host's ``path`` (absolute, its folders
         already resolved) at the same place: inside a system or read-only folder, and not
-        masked by a hidden path (unless a read-only folder is bound again inside it)."""
+        masked by a hidden path (unless a read-only folder is bound again inside it), nor
+        by a private ``/tmp`` or ``/var/tmp``."""
         if not any(is_within(path, folder) for folder in self.visible_folders()):
+            return False
+        if any(is_within(path, Path(private).resolve()) for private in self.private):
             return False
         for secret in self.hidden:
             if is_within(path, secret) and not any(
@@ -121,7 +126,7 @@ class MountPlan:
             for needed in self.read_only:
                 if needed != secret and is_within(needed, secret):
                     args += ["--ro-bind", str(needed), str(needed)]
-        for private in PRIVATE_TMP:
+        for private in self.private:
             args += ["--perms", "01777", "--tmpfs", private]
         for host, inside in self.writable:
             args += ["--bind", str(host), inside]
