@@ -4,8 +4,9 @@ Each real agent speaks to the model its own way: mini-swe-agent calls a ``bash``
 ends with ``echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT``; aider asks for edits as text and
 reads unified diffs in ```` ```diff ```` fences (``--edit-format udiff``). The responders
 here recognise the ``mini`` instance from the problem statement anywhere in the request,
-count the model's turns since the task was given, and answer from a per-instance plan: ``solve`` (the gold
-patch), ``wrong`` (a change that compiles but fixes nothing), ``nothing``. The tally
+count the model's turns since the task was given, and answer from a per-instance plan:
+``solve`` (the gold patch), ``wrong`` (a change that compiles but fixes nothing),
+``nothing``. The tally
 records what the endpoint served to each instance (calls and tokens), to compare with what
 the harness recorded.
 

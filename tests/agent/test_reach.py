@@ -79,7 +79,7 @@ def test_a_bare_program_name_is_looked_up_on_path(tmp_path: Path) -> None:
 
 
 def test_a_program_inside_a_hidden_folder_is_not_seen(tmp_path: Path) -> None:
-    venv, base = make_venv(tmp_path)
+    venv, _ = make_venv(tmp_path)
     shows = plan_shows(tmp_path, hidden=(venv.resolve(),))
     problem = unreachable_program(str(venv / "bin" / "agent"), shows, "")
     assert problem is not None and "do not see" in problem
