@@ -12,6 +12,7 @@ import pytest
 from polybench.agent.reach import program_word, suggested_mount, unreachable_program
 from polybench.agent.runner import AgentInputError, AgentRunConfig, run_agents
 from polybench.agent.settings import AgentSettings
+from polybench.sandbox.boundary import current_boundary
 from polybench.sandbox.local import bubblewrap_available
 from polybench.sandbox.mounts import MountPlan, is_within
 
@@ -151,3 +152,17 @@ def test_a_mount_inside_the_harness_folders_is_refused(tmp_path: Path) -> None:
     inside.mkdir(parents=True)
     with pytest.raises(AgentInputError, match="sandboxes must not see"):
         run_agents(config(tmp_path, agent_command="true", agent_mounts=[inside]))
+
+
+@pytest.mark.skipif(not bubblewrap_available(), reason="bubblewrap cannot run here")
+def test_a_mount_the_sandbox_user_cannot_read_is_refused(tmp_path: Path) -> None:
+    boundary = current_boundary()
+    if boundary is None or boundary.uid == os.geteuid():
+        pytest.skip("the sandboxes run as this process's user")
+    with tempfile.TemporaryDirectory(dir=Path.home(), prefix=".polybench-test-") as folder:
+        venv, base = make_venv(Path(folder))
+        command = f"{venv / 'bin' / 'agent'} --task x"
+        Path(folder).chmod(0o755)
+        venv.chmod(0o700)
+        with pytest.raises(AgentInputError, match=f"chmod o\\+rx {venv.resolve()}"):
+            run_agents(config(tmp_path, agent_command=command, agent_mounts=[venv, base]))

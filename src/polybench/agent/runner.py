@@ -59,6 +59,7 @@ from polybench.runner.run import safe_dir_name
 from polybench.runner.spec import build_spec
 from polybench.runner.steps import harness_env, prepare, python_facts
 from polybench.sandbox.base import SandboxError
+from polybench.sandbox.boundary import current_boundary
 from polybench.seal import read_sealed, write_sealed
 
 PREDICTIONS_FILE = "predictions.jsonl"
@@ -274,6 +275,19 @@ def _check(config: AgentRunConfig) -> None:
         raise AgentInputError("--agent-mount needs --agent-command")
 
 
+def _check_readable(folder: Path, resolved: Path) -> None:
+    """A local sandbox's user, when it is not this process's (a harness run as root),
+    reads a mounted folder through the permissions of others."""
+    boundary = current_boundary()
+    if boundary is None or boundary.uid == os.geteuid():
+        return
+    if resolved.stat().st_mode & 0o005 != 0o005:
+        raise AgentInputError(
+            f"--agent-mount {folder}: the sandboxes' user (uid {boundary.uid}) cannot read "
+            f"it; let others read it (chmod o+rx {resolved})"
+        )
+
+
 def _check_reach(config: AgentRunConfig, settings: ProviderSettings) -> None:
     """Refuse mounts that would show answers, and a command whose program its sandboxes
     cannot start."""
@@ -294,6 +308,8 @@ def _check_reach(config: AgentRunConfig, settings: ProviderSettings) -> None:
                 f"--agent-mount {folder}: the {config.backend} backend's sandboxes cannot see "
                 "it there (their /tmp and /var/tmp are their own); install the agent elsewhere"
             )
+        if config.backend == "local" and isolation_of(config) == "bubblewrap":
+            _check_readable(folder, resolved)
     search_path = os.environ.get("PATH", os.defpath)
     problem = unreachable_program(
         config.agent_command, lambda path: backend.shows(settings, path), search_path
