@@ -150,12 +150,17 @@ def base_file(instance: Instance, path: str) -> str:
     return folder.joinpath(*path.split("/")).read_text(encoding="utf-8")
 
 
+def venv_root() -> Path:
+    """Where the agents' venvs go: ``$POLYBENCH_AGENT_VENVS``, else a folder of the home
+    (never under ``/tmp``, which sandboxes replace with their own)."""
+    root = os.environ.get("POLYBENCH_AGENT_VENVS")
+    return Path(root) if root else Path.home() / ".local" / "share" / "polybench-test-agents"
+
+
 def agent_venv(name: str, root: Path) -> Path:
-    """The venv of ``name`` (a key of :data:`PINNED`), installed once under
-    ``$POLYBENCH_AGENT_VENVS`` or ``root``."""
-    base = Path(os.environ.get("POLYBENCH_AGENT_VENVS") or root)
+    """The venv of ``name`` (a key of :data:`PINNED`) under ``root``, installed once."""
     spec = PINNED[name]
-    venv = base / spec.replace("==", "-")
+    venv = root / spec.replace("==", "-")
     marker = venv / "installed.txt"
     if marker.is_file():
         return venv
@@ -167,3 +172,8 @@ def agent_venv(name: str, root: Path) -> Path:
     )  # fmt: skip
     marker.write_text(spec + "\n")
     return venv
+
+
+if __name__ == "__main__":  # CI installs the agents ahead of the tests
+    for agent in PINNED:
+        print(agent_venv(agent, venv_root()))

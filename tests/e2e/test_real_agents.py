@@ -42,6 +42,7 @@ from tests.agent.real_agents import (
     agent_venv,
     aider_turn,
     mini_swe_agent_turn,
+    venv_root,
     wrong_change,
 )
 from tests.e2e.conftest import read_report, run_cli
@@ -87,10 +88,7 @@ OWN_RECORD = {"mini-swe-agent": "{id}.traj.json", "aider-chat": "chat.md"}
 def venvs() -> Path:
     """Where the pinned agents are installed (CI installs them ahead: ``.ci/run``). Not
     under ``/tmp``: sandboxes have a ``/tmp`` of their own."""
-    root = Path(
-        os.environ.get("POLYBENCH_AGENT_VENVS")
-        or Path.home() / ".local" / "share" / "polybench-test-agents"
-    )
+    root = venv_root()
     root.mkdir(parents=True, exist_ok=True)
     return root
 
@@ -108,16 +106,21 @@ def changes(patch: str) -> dict[str, tuple[list[str], list[str]]]:
     return found
 
 
-def record_fixture(name: str, source: Path, served: dict[str, Counter[str]]) -> None:
+def record_fixture(
+    name: str, source: Path, model: ScriptedModel, server: ScriptedChatServer
+) -> None:
+    """Copy an agent's folder, what the endpoint served and the requests it got."""
     target_root = os.environ.get("POLYBENCH_RECORD_AGENT_FIXTURES")
     if not target_root:
         return
     target = Path(target_root) / name
     shutil.rmtree(target, ignore_errors=True)
     shutil.copytree(source, target)
-    (target / "served.json").write_text(
-        json.dumps({k: dict(v) for k, v in sorted(served.items())}, indent=2) + "\n"
-    )
+    served = {k: dict(v) for k, v in sorted(model.served.items())}
+    (target / "served.json").write_text(json.dumps(served, indent=2) + "\n")
+    pairs = zip(server.paths, server.requests, strict=True)
+    requests = [{"path": path, "body": body} for path, body in pairs]
+    (target / "requests.jsonl").write_text("".join(json.dumps(r) + "\n" for r in requests))
 
 
 def summarise(
@@ -239,7 +242,7 @@ def test_a_real_agent_runs_metered_and_its_patches_grade_as_planned(
             own.pop("node_modules", None)
             assert own == changes(record["model_patch"])
     if backend == "local":
-        record_fixture(f"{agent}-agent-run", run_dir / "trajectories", model.served)
+        record_fixture(f"{agent}-agent-run", run_dir / "trajectories", model, server)
 
     evaluated = run_cli(
         ["eval", "--dataset", "mini", "--predictions", str(run_dir / "predictions.jsonl"),
@@ -324,7 +327,7 @@ def test_mini_swe_agent_run_its_own_way_imports_as_the_proxy_counted(
         totals["output_tokens"],
         totals["cached_tokens"],
     )
-    record_fixture("mini-swe-agent-batch", output, model.served)
+    record_fixture("mini-swe-agent-batch", output, model, server)
 
     predictions = tmp_path / "imported.jsonl"
     predictions.write_text("".join(json.dumps(p) + "\n" for p in imported.predictions))
