@@ -17,6 +17,7 @@ The agents are installed in venvs of their own, pinned, by :func:`agent_venv` (u
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 import threading
@@ -31,7 +32,7 @@ from polybench.dataset.models import Instance
 from tests.agent.fake_chat import Reply, bash
 
 SOLVE, WRONG, NOTHING = "solve", "wrong", "nothing"
-SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached"
+SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 
 PINNED = {"mini-swe-agent": "mini-swe-agent==2.4.6", "aider-chat": "aider-chat==0.86.2"}
 """The versions the tests install, one venv each."""
@@ -103,7 +104,8 @@ def mini_swe_agent_turn(plan: str, turn: int, instance: Instance) -> Reply:
     usage = usage_for(instance.instance_id, turn)
     call_id = f"call_{turn}"
     if turn >= 1:
-        return Reply(content="Done.", calls=(bash(call_id, SUBMIT),), usage=usage)
+        return Reply(content="Done.", calls=(bash(call_id, submit_command(plan, instance)),),
+                     usage=usage)  # fmt: skip
     if plan == SOLVE:
         patch = instance.patch.rstrip("\n")
         command = (
@@ -116,6 +118,20 @@ def mini_swe_agent_turn(plan: str, turn: int, instance: Instance) -> Reply:
     else:
         command = "ls"
     return Reply(content="Let me work on it.", calls=(bash(call_id, command),), usage=usage)
+
+
+def submit_command(plan: str, instance: Instance) -> str:
+    """The last command: the submit marker, then the diff of the files the plan changed
+    (as mini-swe-agent's SWE-bench prompt asks; ``git add -A`` of everything would take an
+    image's untracked ``node_modules`` too)."""
+    if plan == NOTHING:
+        return SUBMIT
+    if plan == WRONG:
+        paths = [wrong_change(instance)[0]]
+    else:
+        paths = [s.split(" ", 1)[0] for s in instance.patch.split("diff --git a/")[1:]]
+    quoted = " ".join(shlex.quote(path) for path in paths)
+    return f"{SUBMIT} && git add -A -- {quoted} && git diff --cached -- {quoted}"
 
 
 def udiff_blocks(patch: str) -> str:
