@@ -252,3 +252,12 @@ def test_the_network_a_command_could_reach_follows_the_isolation() -> None:
     boxed = config.model_copy(update={"backend_options": {"isolation": "bubblewrap"}})
     assert isolation_of(boxed) == "bubblewrap"
     assert network_of(boxed, "bubblewrap").startswith("none: the command reaches only")
+
+
+def test_an_agent_command_in_docker_reaches_only_the_proxy_through_a_mounted_socket() -> None:
+    config = AgentRunConfig(agent=AgentSettings(model="m"), agent_command="true", backend="docker")
+    assert isolation_of(config) == "docker"
+    assert network_of(config, "docker").startswith(
+        "none: the command reaches only the metering proxy, through a Unix socket in a "
+        "folder mounted read-only into its container"
+    )

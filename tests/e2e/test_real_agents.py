@@ -93,6 +93,22 @@ def venvs() -> Path:
     return root
 
 
+def host_libraries(venv: Path, folder: Path) -> Path:
+    """A folder holding copies of the libraries the venv's ``_sqlite3`` module links to,
+    outside the C library (``ldd`` says which)."""
+    module = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import _sqlite3; print(_sqlite3.__file__)"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    linked = subprocess.run(["ldd", module], capture_output=True, text=True, check=True).stdout
+    folder.mkdir(parents=True, exist_ok=True)
+    for line in linked.splitlines():
+        name, _, rest = line.strip().partition(" => ")
+        if name.startswith("libsqlite3") and rest.startswith("/"):
+            shutil.copy(rest.split()[0], folder / name)
+    return folder
+
+
 def changes(patch: str) -> dict[str, tuple[list[str], list[str]]]:
     """Each file's removed and added lines (what a patch does, whatever tool wrote it)."""
     found: dict[str, tuple[list[str], list[str]]] = {}
@@ -174,6 +190,12 @@ def test_a_real_agent_runs_metered_and_its_patches_grade_as_planned(
     options = backend_options(backend, request)
     venv = agent_venv(agent, venvs)
     command = COMMANDS[agent].format(venv=venv)
+    mounts = ["--agent-mount", str(venv)]
+    if agent == "aider-chat" and backend == "docker":
+        # Some images lack a library this machine's Python loads for aider (sqlite3).
+        libraries = host_libraries(venv, venvs / "host-libs")
+        command = f"LD_LIBRARY_PATH={libraries} {command}"
+        mounts += ["--agent-mount", str(libraries)]
     model = ScriptedModel(mini, PLANS, SPEAKERS[agent])
     server = ScriptedChatServer([], responder=model)
     server.start()
@@ -182,7 +204,7 @@ def test_a_real_agent_runs_metered_and_its_patches_grade_as_planned(
             ["agent", "run", "--dataset", "mini", "--model", "scripted", "--base-url",
              server.base_url, "--run-id", "real", "--output-dir", str(tmp_path / "agent"),
              "--instance-ids", ",".join(PLANS), "--workers", "2", "--wall-clock", "900",
-             "--agent-command", command, "--agent-mount", str(venv), *options],
+             "--agent-command", command, *mounts, *options],
             shared_cache,
             timeout=3600,
             env={"OPENAI_API_KEY": REAL_KEY},
