@@ -105,6 +105,7 @@ def test_in_a_container_only_what_leaves_a_mounted_folder_is_refused(tmp_path: P
     # Programs outside what is mounted may be the image's own: only the container can tell.
     assert unreachable_program("/opt/image-only/bin/agent", container_shows(), "") is None
     assert unreachable_program("python3 -V", container_shows(), os.environ["PATH"]) is None
+    assert unreachable_program("image-agent", container_shows(), "", image=True) is None
 
 
 def test_the_suggested_mount_is_the_installation(tmp_path: Path) -> None:

@@ -107,10 +107,13 @@ def _on_path(word: str, search_path: str, shows: Shows) -> Path | None:
     return first
 
 
-def unreachable_program(command: str, shows: Shows, search_path: str) -> str | None:
+def unreachable_program(
+    command: str, shows: Shows, search_path: str, image: bool = False
+) -> str | None:
     """Why ``command``'s program cannot start in the sandbox, in one line, or None when it
     can (or when it cannot be told before the sandbox runs it: a shell builtin first, a
-    program only a container image has)."""
+    program only a container image has). With ``image`` the sandbox has files of its own,
+    so a program this machine lacks may still be there."""
     word = program_word(command)
     if word is None or ("/" in word and not word.startswith("/")):
         return None  # a builtin, or a path in the repository
@@ -119,7 +122,7 @@ def unreachable_program(command: str, shows: Shows, search_path: str) -> str | N
     else:
         found = _on_path(word, search_path, shows)
         if found is None:
-            return f"the agent command's program {word!r} is not on PATH"
+            return None if image else f"the agent command's program {word!r} is not on PATH"
         path = found
     return _follow(word, path, shows)
 

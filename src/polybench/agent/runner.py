@@ -312,7 +312,10 @@ def _check_reach(config: AgentRunConfig, settings: ProviderSettings) -> None:
             _check_readable(folder, resolved)
     search_path = os.environ.get("PATH", os.defpath)
     problem = unreachable_program(
-        config.agent_command, lambda path: backend.shows(settings, path), search_path
+        config.agent_command,
+        lambda path: backend.shows(settings, path),
+        search_path,
+        image=isolation_of(config) == "docker",
     )
     if problem is not None:
         raise AgentInputError(problem)
