@@ -171,12 +171,17 @@ def test_a_cli_agent_past_the_wall_clock_ends_time_limit_with_its_changes(
     assert log.startswith("started")
 
 
-def test_an_agent_command_is_refused_on_docker(shared_cache: Path, tmp_path: Path) -> None:
+def test_an_agent_mount_its_sandboxes_cannot_see_is_refused_before_anything_runs(
+    shared_cache: Path, tmp_path: Path
+) -> None:
     done = run_cli(
         ["agent", "run", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
-         "--backend", "docker", "--agent-command", "true", "--output-dir", str(tmp_path)],
+         "--agent-command", "true", "--agent-mount", "/tmp", "--output-dir", str(tmp_path),
+         "--isolation", "bubblewrap"],
         shared_cache,
     )  # fmt: skip
+    if not bubblewrap_available():
+        pytest.skip("bubblewrap cannot run here")
     assert done.returncode == 2
-    assert "local backend only" in done.stderr
+    assert "--agent-mount /tmp" in done.stderr and "their /tmp" in done.stderr
     assert list(tmp_path.iterdir()) == []
