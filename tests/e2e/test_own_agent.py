@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -25,26 +24,23 @@ IDLE = "polybench-mini__cronex-12"
 
 
 def test_the_example_agent_runs_as_the_readme_says(
-    mini: dict[str, Instance], shared_cache: Path, tmp_path: Path
+    mini: dict[str, Instance], shared_cache: Path, tmp_path: Path, agent_folder: Path
 ) -> None:
     tally = Tally(ScriptedAgent(mini, {IDLE: NOTHING}))
     server = ScriptedChatServer([], responder=tally)
     server.start()
-    # Sandboxes see no /tmp of this machine's: the agent lives in a folder of the home.
-    with tempfile.TemporaryDirectory(dir=Path.home(), prefix=".polybench-own-agent-") as home:
-        Path(home).chmod(0o755)  # readable by the sandbox's user
-        shutil.copy(EXAMPLE, home)
-        try:
-            done = run_cli(
-                ["agent", "run", "--dataset", "mini", "--model", "scripted", "--base-url",
-                 server.base_url, "--run-id", "own", "--output-dir", str(tmp_path / "agent"),
-                 "--instance-ids", f"{SOLVED},{IDLE}", "--agent-mount", home,
-                 "--agent-command", f"python3 {home}/own_agent.py"],
-                shared_cache,
-                env={"OPENAI_API_KEY": "sk-own"},
-            )  # fmt: skip
-        finally:
-            server.stop()
+    shutil.copy(EXAMPLE, agent_folder)
+    try:
+        done = run_cli(
+            ["agent", "run", "--dataset", "mini", "--model", "scripted", "--base-url",
+             server.base_url, "--run-id", "own", "--output-dir", str(tmp_path / "agent"),
+             "--instance-ids", f"{SOLVED},{IDLE}", "--agent-mount", str(agent_folder),
+             "--agent-command", f"python3 {agent_folder}/own_agent.py"],
+            shared_cache,
+            env={"OPENAI_API_KEY": "sk-own"},
+        )  # fmt: skip
+    finally:
+        server.stop()
     assert done.returncode == 0, done.stdout + done.stderr
     run_dir = tmp_path / "agent" / "own"
     records = {
