@@ -409,14 +409,9 @@ def run_agents(
         decide_isolation(ProviderSettings(backend=config.backend, options=options), what)
     except (UnisolatedRefused, UnknownBackend, BackendOptionsError) as exc:
         raise AgentInputError(str(exc)) from exc
-    checked = ""
-    if config.check_endpoint:  # before anything is prepared
-        try:
-            checked = check_endpoint(config.agent, tools=config.agent_command is None)
-        except EndpointCheckError as exc:
-            raise AgentInputError(f"the endpoint check failed: {exc}") from exc
-    repo_dir = repo_dir_for(config.dataset, config.repo_dir)
-    settings = _settings(config, run_dir, repo_dir)
+    # Checked with the settings known before anything is made (the built-in repositories
+    # are written into the cache only once the run may start).
+    settings = _settings(config, run_dir, config.repo_dir)
     problems = get_backend(config.backend).self_check(settings)
     if problems:
         raise AgentInputError(
@@ -430,6 +425,15 @@ def run_agents(
                 f"the harness's metering proxy (it runs in {', '.join(COMMAND_ISOLATIONS)})"
             )
         _check_reach(config, settings)
+    # The endpoint last of the checks (they cost nothing), and before anything is prepared.
+    checked = ""
+    if config.check_endpoint:
+        try:
+            checked = check_endpoint(config.agent, tools=config.agent_command is None)
+        except EndpointCheckError as exc:
+            raise AgentInputError(f"the endpoint check failed: {exc}") from exc
+    repo_dir = repo_dir_for(config.dataset, config.repo_dir)
+    settings = _settings(config, run_dir, repo_dir)
     network = network_of(config, isolation)
     run_dir.mkdir(parents=True, exist_ok=True)
     record = {
