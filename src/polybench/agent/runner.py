@@ -554,7 +554,8 @@ def earlier_settings(run_dir: Path, config: AgentRunConfig) -> list[dict[str, An
             "these settings, or --resume-changed to keep its predictions and go on"
         )
     kept = {key: before.get(key) for key in now}
-    return [*history, {**kept, "predictions": len(read_records(run_dir / PREDICTIONS_FILE))}]
+    saved, _ = read_records(run_dir / PREDICTIONS_FILE)
+    return [*history, {**kept, "predictions": len(saved)}]
 
 
 def _run_here(
