@@ -26,6 +26,7 @@ from pathlib import Path
 from filelock import FileLock
 
 from polybench.environments.dockerfile import java_major
+from polybench.environments.nvm_names import NVM_SPEC_FUNCTION
 from polybench.environments.versions import parse_version, satisfies
 
 NPM_FOR_NODE = {4: "2", 6: "3", 8: "6", 10: "6", 12: "6", 14: "6", 16: "8", 18: "10", 20: "10"}
@@ -473,20 +474,14 @@ def write_shims(directory: Path, chain: Toolchain, m2: Path | None) -> None:
     _wrapper(directory / "mvn", lines)
 
 
-_NVM_SHIM = r"""# polybench: nvm for test commands (". /usr/local/nvm/nvm.sh && nvm use 12").
+_NVM_SHIM = (
+    r"""# polybench: nvm for test commands (". /usr/local/nvm/nvm.sh && nvm use 12").
 # It selects among the Node versions this environment prepared ("version bin-dir").
 __polybench_nvm_default=@DEFAULT@
 
-__polybench_nvm_spec() {
-  case "$1" in
-    lts/argon|argon) echo 4 ;; lts/boron|boron) echo 6 ;; lts/carbon|carbon) echo 8 ;;
-    lts/dubnium|dubnium) echo 10 ;; lts/erbium|erbium) echo 12 ;;
-    lts/fermium|fermium) echo 14 ;; lts/gallium|gallium) echo 16 ;;
-    lts/hydrogen|hydrogen) echo 18 ;; lts/iron|iron) echo 20 ;; lts/jod|jod) echo 22 ;;
-    *) echo "${1#v}" ;;
-  esac
-}
-
+"""
+    + NVM_SPEC_FUNCTION
+    + r"""
 __polybench_nvm_bin() {
   spec="$(__polybench_nvm_spec "${1:-default}")"
   case "$spec" in
@@ -520,6 +515,7 @@ nvm() {
   esac
 }
 """
+)
 
 
 def write_nvm_script(path: Path, nodes: list[tuple[str, str]]) -> None:

@@ -34,6 +34,7 @@ from filelock import FileLock
 
 from polybench.environments.images.errors import ImageBuildError
 from polybench.environments.images.settings import OS_BASE, ImageSettings, digest
+from polybench.environments.nvm_names import NVM_SPEC_FUNCTION
 
 BASE_RECIPE_VERSION = "2"
 OFFICIAL_JDK_PATHS = (
@@ -186,21 +187,15 @@ def _javascript_dockerfile(parent: str, settings: ImageSettings) -> str:
     return f"FROM {parent}\n{copies}{_NPM_LINKS}{nvm}"
 
 
-NVM_SCRIPT = r"""# nvm for polybench base images: the commands official Dockerfiles use.
+NVM_SCRIPT = (
+    r"""# nvm for polybench base images: the commands official Dockerfiles use.
 # "nvm install X" fetches Node X (and the npm it shipped with) from the npm registry.
 NVM_DIR="${NVM_DIR:-/usr/local/nvm}"
 export NVM_DIR
 
-__polybench_nvm_spec() {
-  case "$1" in
-    lts/argon|argon) echo 4 ;; lts/boron|boron) echo 6 ;; lts/carbon|carbon) echo 8 ;;
-    lts/dubnium|dubnium) echo 10 ;; lts/erbium|erbium) echo 12 ;;
-    lts/fermium|fermium) echo 14 ;; lts/gallium|gallium) echo 16 ;;
-    lts/hydrogen|hydrogen) echo 18 ;; lts/iron|iron) echo 20 ;; lts/jod|jod) echo 22 ;;
-    *) echo "${1#v}" ;;
-  esac
-}
-
+"""
+    + NVM_SPEC_FUNCTION
+    + r"""
 __polybench_nvm_find() {
   if [ "$1" = default ] && [ -e "$NVM_DIR/alias/default" ]; then
     readlink -f "$NVM_DIR/alias/default"; return 0
@@ -274,6 +269,7 @@ nvm() {
   esac
 }
 """
+)
 
 
 def nvm_script(settings: ImageSettings) -> Path:
