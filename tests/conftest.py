@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -34,3 +34,13 @@ def make_repo(tmp_path: Path) -> Callable[[dict[str, str]], tuple[Path, str]]:
         return repo, commit
 
     return make
+
+
+@pytest.fixture(autouse=True)
+def _fresh_logging() -> Iterator[None]:
+    """Each test starts from the loggers a command sets up by default: a ``--log-json``
+    handler another test's command installed (its file, its captured stderr) goes."""
+    from polybench.logs import NORMAL, configure
+
+    yield
+    configure(NORMAL)

@@ -39,7 +39,9 @@ class JsonLinesHandler(logging.Handler):
     """Writes each record as one JSON line: time, level, logger, then the event and its
     fields, or the message."""
 
-    def __init__(self, stream: IO[str], close: bool) -> None:
+    def __init__(self, stream: IO[str] | None, close: bool) -> None:
+        """``stream`` None writes to whatever ``sys.stderr`` is at each record (a stream
+        taken once may be closed by then: a test runner's capture, a redirected stderr)."""
         super().__init__(logging.DEBUG)
         self.stream = stream
         self._close = close
@@ -61,14 +63,15 @@ class JsonLinesHandler(logging.Handler):
             line["message"] = record.getMessage()
         text = json.dumps(line, default=str, ensure_ascii=False)
         try:
+            stream = self.stream if self.stream is not None else sys.stderr
             with self._write_lock:
-                self.stream.write(text + "\n")
-                self.stream.flush()
+                stream.write(text + "\n")
+                stream.flush()
         except (OSError, ValueError):
             self.handleError(record)
 
     def close(self) -> None:
-        if self._close:
+        if self._close and self.stream is not None:
             self.stream.close()
         super().close()
 
@@ -102,8 +105,8 @@ def configure(level: int = NORMAL, json_path: Path | None = None) -> None:
     root.setLevel(logging.DEBUG if level == VERBOSE or json_path is not None else plain.level)
     if json_path is not None:
         if str(json_path) == "-":
-            stream, close = sys.stderr, False
+            root.addHandler(JsonLinesHandler(None, close=False))
         else:
             json_path.parent.mkdir(parents=True, exist_ok=True)
-            stream, close = json_path.open("a", encoding="utf-8"), True
-        root.addHandler(JsonLinesHandler(stream, close))
+            stream = json_path.open("a", encoding="utf-8")
+            root.addHandler(JsonLinesHandler(stream, close=True))

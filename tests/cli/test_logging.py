@@ -4,13 +4,17 @@ one JSON object a line."""
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from polybench.cli.main import app
+from polybench.logs import NORMAL, configure, emit
 
 IDS = "polybench-mini__hues-41,polybench-mini__logline-58"
 
@@ -93,3 +97,22 @@ def test_the_stream_can_go_to_stderr(tmp_path: Path) -> None:
     assert code == 0
     lines = [json.loads(line) for line in output.splitlines() if line.startswith('{"time"')]
     assert [e.get("event") for e in lines][-1] == "run_finished"
+
+
+def test_the_stderr_stream_follows_whatever_stderr_is_now(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A stderr stream taken at set-up and closed since (a test runner's capture, a
+    redirection) must not turn later events into logging errors."""
+    first, second = io.StringIO(), io.StringIO()
+    monkeypatch.setattr(sys, "stderr", first)
+    configure(NORMAL, Path("-"))
+    try:
+        first.close()
+        monkeypatch.setattr(sys, "stderr", second)
+        emit("run_started", instances=2)
+    finally:
+        configure(NORMAL)
+    (line,) = second.getvalue().splitlines()
+    assert json.loads(line)["event"] == "run_started"
+    assert "Logging error" not in second.getvalue()
