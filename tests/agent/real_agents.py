@@ -28,6 +28,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from filelock import FileLock
+
 from polybench.dataset.models import Instance
 from tests.agent.fake_chat import Reply, bash
 
@@ -178,15 +180,18 @@ def agent_venv(name: str, root: Path) -> Path:
     spec = PINNED[name]
     venv = root / spec.replace("==", "-")
     marker = venv / "installed.txt"
-    if marker.is_file():
-        return venv
-    subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
-    subprocess.run(
-        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
-         "--disable-pip-version-check", spec],
-        check=True,
-    )  # fmt: skip
-    marker.write_text(spec + "\n")
+    root.mkdir(parents=True, exist_ok=True)
+    # Test workers may ask for the same agent at once: one installs, the others wait.
+    with FileLock(str(root / f"{venv.name}.lock")):
+        if marker.is_file():
+            return venv
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
+        subprocess.run(
+            [str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
+             "--disable-pip-version-check", spec],
+            check=True,
+        )  # fmt: skip
+        marker.write_text(spec + "\n")
     return venv
 
 
