@@ -222,6 +222,7 @@ readlist folders; run folders mkdir -p -- . ${L[@]+"${L[@]}"} || exit 0
 for d in "${pb_dir%/*}"/polybench-phase-*; do
   if [ "$d" != "$pb_dir" ]; then rm -rf -- "$d"; fi
 done
+rm -f -- "$pb_dir"/*.list "$pb_dir"/text.* "$pb_dir/activate.sh"
 """
 
 
