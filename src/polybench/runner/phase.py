@@ -229,7 +229,8 @@ def chain_script(
         on_fail = "; ".join(
             f"run {prefix}reset.{index}.{n} {command}" for n, command in enumerate(resets)
         )
-        attempt = f"if {apply}; then applied={index}; else :; {on_fail}{'; ' if on_fail else ''}fi"
+        tail = f"{on_fail}; " if on_fail else ""
+        attempt = f"if {apply}; then applied={index}; else :; {tail}fi"
         if strategy.dry_run is not None:
             check = f"run {prefix}check.{index} {shell_argv(strategy.dry_run)}"
             then = f"pending={index}" if guarded(strategy.name) else attempt
@@ -247,7 +248,8 @@ def continue_script(
         for n, command in enumerate(reset or ())
     )
     apply = f"run {prefix}apply.{index} {shell_argv(strategy.apply)}"
-    return f"applied=\nif {apply}; then applied={index}; else :; {resets}{'; ' if resets else ''}fi\n"
+    tail = f"{resets}; " if resets else ""
+    return f"applied=\nif {apply}; then applied={index}; else :; {tail}fi\n"
 
 
 Guard = Callable[[str, str, list[str]], bool]
