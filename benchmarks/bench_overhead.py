@@ -53,6 +53,8 @@ from polybench.environments.backends import ProviderSettings, build_provider
 from polybench.environments.provider import ReadySandbox
 from polybench.paths import cache_root
 
+BASE_SOURCE = ["registry"]
+"""Docker: where base images come from (``--base-source``; ``rootfs`` without a registry)."""
 GOALS = {"local": 1.10, "docker": 1.5}
 BASELINES = {
     "local": "bare test command in a bubblewrap sandbox (same boundary and mounts)",
@@ -68,6 +70,8 @@ def _cli(backend: str, ids: list[str], out: Path, canaries: bool) -> float:
         "--canaries", "on" if canaries else "off", "--run-id", uuid.uuid4().hex[:12],
         "--output-dir", str(out),
     ]  # fmt: skip
+    if backend == "docker":
+        argv += ["--base-source", BASE_SOURCE[0]]
     started = time.monotonic()
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     seconds = time.monotonic() - started
@@ -82,7 +86,10 @@ def _cli(backend: str, ids: list[str], out: Path, canaries: bool) -> float:
 
 def _prepared(backend: str, instance: Instance, work: Path) -> ReadySandbox:
     """A sandbox of ``instance`` holding the gold and test patches and the environment."""
-    settings = ProviderSettings(backend=backend, repo_dir=repo_dir_for("mini", None), work_dir=work)
+    options = {"base_source": BASE_SOURCE[0]} if backend == "docker" else {}
+    settings = ProviderSettings(
+        backend=backend, repo_dir=repo_dir_for("mini", None), work_dir=work, options=options
+    )
     provider = build_provider(settings)
     ready = provider.provide(instance)
     sandbox = ready.sandbox
@@ -205,8 +212,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--instances", default="", help="comma-separated ids (default: all)")
     parser.add_argument("--canaries-too", action="store_true")
+    parser.add_argument("--base-source", default="registry", choices=("registry", "rootfs"))
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/overhead.md"))
     args = parser.parse_args()
+    BASE_SOURCE[0] = args.base_source
     chosen = [i for i in args.instances.split(",") if i]
     instances = [i for i in load_builtin("mini") if not chosen or i.instance_id in chosen]
     print(f"cache: {os.environ.get('POLYBENCH_CACHE_DIR') or cache_root()}", file=sys.stderr)
