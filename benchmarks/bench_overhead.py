@@ -1,22 +1,36 @@
-"""Harness overhead per instance on a warm cache.
+"""What ``polybench eval`` costs over the tests it runs: the whole CLI against the bare
+test commands, interleaved in one run.
 
-For each instance of a dataset (default: ``mini``) this measures, in the same run:
+For each instance of the built-in ``mini`` dataset (gold predictions) and each backend
+asked for, this times:
 
-* baseline: the instance's test command alone, run with ``bash -c`` in a checkout that
-  already has the gold and test patches applied and the environment linked in;
-* harness: a whole ``InstanceRunner.run`` of the gold prediction (fresh checkout with its
-  history pruned, patch admission and the tamper policy, the apply chain, test-file
-  restore verified against the base blobs, the run-time probe, eval script in the
-  sandbox, parsing, the verdict, the canary run in a sandbox of its own, artifacts), with
-  the repository clone and environment caches warm;
-* the same with canaries off (one run, no probe: what the official harness runs);
-* with ``--reference SRC``, the harness of another polybench source tree (``src`` of an
-  earlier commit, say), measured in a subprocess between the others, so that both
-  versions meet the same machine load.
+* **bare test command**, the baseline, named for what it is:
 
-It prints per-instance medians, the overhead (harness minus baseline) and the ratios, and
-writes the table as Markdown. Run:
-``python benchmarks/bench_overhead.py [--repeat 3] [--reference /path/to/old/src]``.
+  - ``local``: the instance's test command run by ``bash -c`` in a bubblewrap sandbox
+    with the harness's own boundary and mounts (one ``LocalSandbox.exec``), in a checkout
+    that already holds the gold and test patches and the environment (that preparation
+    is not timed);
+  - ``docker``: ``docker exec -w /testbed <container> bash -c <test command>`` with the
+    docker CLI, in a container of the instance's image that already holds the patches.
+
+* **CLI**: ``python -m polybench eval --dataset mini --predictions gold --instance-ids ID
+  --workers 1 --canaries off`` as a subprocess, wall time: start-up, loading, sandbox,
+  patch admission, the tests, grading, the reports: what the user waits for. With
+  ``--canaries-too`` also the default (canaries on: a resolved instance's tests run a
+  second time, armed, so expect about twice the bare command there).
+
+* **whole run**: one ``polybench eval`` of every instance chosen (``--workers 1``,
+  canaries off) against the sum of the bare commands.
+
+Rounds alternate which of the two goes first, so both meet the same machine load. The
+caches (clones, environments, images) are warmed first and not timed. A bare command on
+the host, outside any sandbox, is not measured: the environments' editable installs point
+at ``/testbed``, which exists only inside a sandbox.
+
+Run::
+
+    python benchmarks/bench_overhead.py [--backend local] [--backend docker] [--repeat 3]
+        [--instances id,id] [--canaries-too]
 """
 
 from __future__ import annotations
@@ -29,166 +43,187 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
+from collections.abc import Callable
 from pathlib import Path
 
-from polybench.dataset.builtin import load_builtin, materialise_builtin_repos
-from polybench.dataset.models import Instance, Prediction
-from polybench.environments.manager import EnvironmentManager
-from polybench.environments.provider import LocalProvider
-from polybench.environments.repos import RepoStore
-from polybench.runner.artifacts import InstanceArtifacts
-from polybench.runner.instance import InstanceRunner, RunSettings
+from polybench.dataset.builtin import load_builtin, repo_dir_for
+from polybench.dataset.models import Instance
+from polybench.environments.backends import ProviderSettings, build_provider
+from polybench.environments.provider import ReadySandbox
+from polybench.paths import cache_root
+
+BASE_SOURCE = ["registry"]
+"""Docker: where base images come from (``--base-source``; ``rootfs`` without a registry)."""
+GOALS = {"local": 1.10, "docker": 1.5}
+BASELINES = {
+    "local": "bare test command in a bubblewrap sandbox (same boundary and mounts)",
+    "docker": "bare `docker exec` of the test command in a container of the same image",
+}
 
 
-def _git(checkout: Path, *args: str, stdin: str | None = None) -> None:
-    subprocess.run(
-        ["git", "-C", str(checkout), *args], input=stdin, text=True, check=True, capture_output=True
+def _cli(backend: str, ids: list[str], out: Path, canaries: bool) -> float:
+    """Wall seconds of one ``polybench eval`` subprocess (it must resolve every instance)."""
+    argv = [
+        sys.executable, "-m", "polybench", "eval", "--dataset", "mini", "--predictions",
+        "gold", "--instance-ids", ",".join(ids), "--workers", "1", "--backend", backend,
+        "--canaries", "on" if canaries else "off", "--run-id", uuid.uuid4().hex[:12],
+        "--output-dir", str(out),
+    ]  # fmt: skip
+    if backend == "docker":
+        argv += ["--base-source", BASE_SOURCE[0]]
+    started = time.monotonic()
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    seconds = time.monotonic() - started
+    if done.returncode != 0:
+        raise SystemExit(f"polybench eval failed on {ids}:\n{done.stdout}\n{done.stderr}")
+    run_id = argv[argv.index("--run-id") + 1]
+    report = json.loads((out / run_id / "report.json").read_text(encoding="utf-8"))
+    if report["resolved_instances"] != len(ids):
+        raise SystemExit(f"polybench eval did not resolve every one of {ids}: {report}")
+    return seconds
+
+
+def _prepared(backend: str, instance: Instance, work: Path) -> ReadySandbox:
+    """A sandbox of ``instance`` holding the gold and test patches and the environment."""
+    options = {"base_source": BASE_SOURCE[0]} if backend == "docker" else {}
+    settings = ProviderSettings(
+        backend=backend, repo_dir=repo_dir_for("mini", None), work_dir=work, options=options
     )
+    provider = build_provider(settings)
+    ready = provider.provide(instance)
+    sandbox = ready.sandbox
+    for name, patch in (("gold.patch", instance.patch), ("test.patch", instance.test_patch)):
+        path = f"{sandbox.scratch_dir}/{name}"
+        sandbox.write_file(path, patch)
+        applied = sandbox.exec(["git", "apply", path], timeout=300)
+        if not applied.ok:
+            raise SystemExit(f"{instance.instance_id}: {name} did not apply: {applied.output}")
+    ready.activate()
+    return ready
 
 
-def baseline_seconds(provider: LocalProvider, instance: Instance, repeat: int) -> float:
-    """Median seconds of the bare test command, each time in a fresh prepared checkout.
-
-    A fresh checkout per repetition keeps build output (``target/``, caches) of one
-    repetition from speeding up the next, exactly as in the harness.
-    """
-    times = []
-    for _ in range(repeat):
-        ready = provider.provide(instance)
-        sandbox = ready.sandbox
-        try:
-            checkout = sandbox.host_path(sandbox.workdir)  # type: ignore[attr-defined]
-            _git(checkout, "apply", "-", stdin=instance.patch)
-            _git(checkout, "apply", "-", stdin=instance.test_patch)
-            ready.activate()
-            env = {**ready.environment.exec_env(sandbox.workdir), "PYTHONDONTWRITEBYTECODE": "1"}
-            result = sandbox.exec(["bash", "-c", instance.test_command], env=env, timeout=600)
-            times.append(result.duration)
-        finally:
-            sandbox.cleanup()
-    return statistics.median(times)
-
-
-def harness_seconds(runner: InstanceRunner, instance: Instance, repeat: int, out: Path) -> float:
-    """Median wall seconds of a full gold evaluation of ``instance``."""
-    prediction = Prediction(instance_id=instance.instance_id, model_patch=instance.patch)
-    times = []
-    for attempt in range(repeat):
-        artifacts = InstanceArtifacts(out / f"{instance.instance_id}-{attempt}")
+def bare_seconds(backend: str, instance: Instance, work: Path) -> float:
+    """Seconds of the bare test command (see the module docstring), in a fresh sandbox."""
+    ready = _prepared(backend, instance, work)
+    sandbox = ready.sandbox
+    try:
+        command = ready.environment.test_command(instance.test_command)
+        env = {**ready.environment.exec_env(sandbox.workdir), "PYTHONDONTWRITEBYTECODE": "1"}
+        if backend == "docker":
+            container = sandbox.container_id  # type: ignore[attr-defined]
+            argv = ["docker", "exec", "-w", sandbox.workdir]
+            for key, value in env.items():
+                argv += ["-e", f"{key}={value}"]
+            started = time.monotonic()
+            subprocess.run([*argv, container, "bash", "-c", command], capture_output=True)
+            return time.monotonic() - started
         started = time.monotonic()
-        result = runner.run(instance, prediction, artifacts)
-        times.append(time.monotonic() - started)
-        if not result.resolved:
-            raise SystemExit(f"{instance.instance_id} did not resolve: {result.reason}")
-    return statistics.median(times)
+        sandbox.exec(["bash", "-c", command], env=env, timeout=1800)
+        return time.monotonic() - started
+    finally:
+        sandbox.cleanup()
 
 
-def _runner(canaries: bool = True) -> tuple[LocalProvider, InstanceRunner]:
-    repo_dir = Path(os.environ["POLYBENCH_BENCH_REPOS"])
-    provider = LocalProvider(
-        RepoStore(repo_dir), EnvironmentManager(), isolation=os.environ["POLYBENCH_BENCH_ISO"]
-    )
-    return provider, InstanceRunner(provider, RunSettings(canaries=canaries))
+def _interleaved(
+    first: Callable[[], float], second: Callable[[], float], swap: bool
+) -> tuple[float, float]:
+    if swap:
+        b = second()
+        return first(), b
+    a = first()
+    return a, second()
 
 
-def reference_seconds(source: Path, instance_id: str, repeat: int) -> float:
-    """The harness of the polybench at ``source`` on one instance, in a subprocess."""
-    env = {**os.environ, "PYTHONPATH": str(source)}
-    done = subprocess.run(
-        [sys.executable, __file__, "--one", instance_id, "--repeat", str(repeat)],
-        env=env, capture_output=True, text=True, check=True,
-    )  # fmt: skip
-    return float(json.loads(done.stdout.strip().splitlines()[-1])["seconds"])
+def _row(label: str, bare: list[float], cli: list[float]) -> str:
+    b, c = statistics.median(bare), statistics.median(cli)
+    return f"| {label} | {b:.2f} | {c:.2f} | {c - b:+.2f} | {c / b:.2f}x |"
 
 
-def _one(instance_id: str, repeat: int) -> None:
-    """Measure one instance with whatever polybench is importable (for --reference)."""
-    instance = next(i for i in load_builtin("mini") if i.instance_id == instance_id)
-    _, runner = _runner()
-    with tempfile.TemporaryDirectory(prefix="polybench-bench-ref-") as scratch:
-        seconds = harness_seconds(runner, instance, repeat, Path(scratch))
-    print(json.dumps({"seconds": seconds}))
+def measure(
+    backend: str, instances: list[Instance], repeat: int, canaries_too: bool, scratch: Path
+) -> list[str]:
+    """Warm the caches, then time every instance and the whole run; the table's lines."""
+    ids = [i.instance_id for i in instances]
+    print(f"[{backend}] warming caches...", file=sys.stderr)
+    _cli(backend, ids, scratch / "warm", canaries=False)
+    for instance in instances:
+        bare_seconds(backend, instance, scratch / "sbx")
+    per: dict[str, tuple[list[float], list[float], list[float]]] = {i: ([], [], []) for i in ids}
+    whole_bare: list[float] = []
+    whole_cli: list[float] = []
+    for round_ in range(repeat):
+        swap = round_ % 2 == 1
+        for instance in instances:
+            bare, cli = _interleaved(
+                lambda i=instance: bare_seconds(backend, i, scratch / "sbx"),
+                lambda i=instance: _cli(backend, [i.instance_id], scratch / "runs", False),
+                swap,
+            )
+            per[instance.instance_id][0].append(bare)
+            per[instance.instance_id][1].append(cli)
+            if canaries_too:
+                per[instance.instance_id][2].append(
+                    _cli(backend, [instance.instance_id], scratch / "runs", True)
+                )
+            print(
+                f"[{backend}] {instance.instance_id}: bare {bare:.2f}s, CLI {cli:.2f}s",
+                file=sys.stderr,
+            )
+        run_cli = _cli(backend, ids, scratch / "runs", False)
+        whole_cli.append(run_cli)
+        whole_bare.append(sum(per[i][0][-1] for i in ids))
+        print(
+            f"[{backend}] whole run: bare sum {whole_bare[-1]:.2f}s, CLI {run_cli:.2f}s",
+            file=sys.stderr,
+        )
+    lines = [
+        f"### backend {backend}: baseline = {BASELINES[backend]}",
+        f"median of {repeat} interleaved rounds; CLI = `polybench eval --canaries off --workers 1`",
+        "",
+        "| instance | bare (s) | CLI (s) | overhead (s) | ratio |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for instance_id in ids:
+        bare, cli, _ = per[instance_id]
+        lines.append(_row(instance_id, bare, cli))
+    ratios = [statistics.median(per[i][1]) / statistics.median(per[i][0]) for i in ids]
+    whole = statistics.median(whole_cli) / statistics.median(whole_bare)
+    lines += [
+        _row(f"**whole run ({len(ids)} instances, one `polybench eval`)**", whole_bare, whole_cli),
+        "",
+        f"per-instance CLI ratio: median {statistics.median(ratios):.2f}x "
+        f"(min {min(ratios):.2f}x, max {max(ratios):.2f}x); whole run {whole:.2f}x; "
+        f"goal {GOALS[backend]:.2f}x: {'met' if whole <= GOALS[backend] else 'NOT met'}",
+    ]
+    if canaries_too:
+        with_canaries = [statistics.median(per[i][2]) / statistics.median(per[i][0]) for i in ids]
+        lines.append(
+            f"with canaries on (the default; resolved instances run their tests twice): "
+            f"median per-instance ratio {statistics.median(with_canaries):.2f}x"
+        )
+    return lines
 
 
 def main() -> None:
-    """Measure and print the overhead table."""
+    """Measure and print the overhead tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", action="append", choices=sorted(GOALS))
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--isolation", default="auto")
-    parser.add_argument("--reference", type=Path, default=None)
-    parser.add_argument("--one", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--instances", default="", help="comma-separated ids (default: all)")
+    parser.add_argument("--canaries-too", action="store_true")
+    parser.add_argument("--base-source", default="registry", choices=("registry", "rootfs"))
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/overhead.md"))
     args = parser.parse_args()
-    if args.one:
-        _one(args.one, args.repeat)
-        return
-
-    instances = load_builtin("mini")
+    BASE_SOURCE[0] = args.base_source
+    chosen = [i for i in args.instances.split(",") if i]
+    instances = [i for i in load_builtin("mini") if not chosen or i.instance_id in chosen]
+    print(f"cache: {os.environ.get('POLYBENCH_CACHE_DIR') or cache_root()}", file=sys.stderr)
+    lines = ["Whole-CLI overhead over the bare test commands (mini, gold predictions)", ""]
     with tempfile.TemporaryDirectory(prefix="polybench-bench-") as scratch:
-        repo_dir = Path(scratch) / "repos"
-        materialise_builtin_repos("mini", repo_dir)
-        os.environ["POLYBENCH_BENCH_REPOS"] = str(repo_dir)
-        os.environ["POLYBENCH_BENCH_ISO"] = args.isolation
-        provider, runner = _runner()
-        _, no_canaries = _runner(canaries=False)
-        print("warming caches (environments, clones)...", file=sys.stderr)
-        for instance in instances:
-            harness_seconds(runner, instance, 1, Path(scratch) / "warm")
-            if args.reference is not None:
-                reference_seconds(args.reference, instance.instance_id, 1)
-        # The baseline runs the test command in the same kind of sandbox, so the difference
-        # is what the harness adds around it.
-        rows = []
-        for instance in instances:
-            base = baseline_seconds(provider, instance, args.repeat)
-            full = harness_seconds(runner, instance, args.repeat, Path(scratch) / "runs")
-            bare = harness_seconds(no_canaries, instance, args.repeat, Path(scratch) / "bare")
-            ref = (
-                reference_seconds(args.reference, instance.instance_id, args.repeat)
-                if args.reference is not None
-                else None
-            )
-            rows.append((instance.instance_id, instance.language.value, base, full, bare, ref))
-            print(
-                f"{instance.instance_id}: test command {base:.2f}s, harness {full:.2f}s, "
-                f"canaries off {bare:.2f}s, reference {ref if ref is not None else '-'}",
-                file=sys.stderr,
-            )
-
-    reference = f" against the harness of {args.reference}" if args.reference else ""
-    lines = [
-        f"Harness overhead per instance (warm caches, median of {args.repeat}, "
-        f"isolation {args.isolation}){reference}",
-        "",
-        "| instance | language | test command (s) | harness (s) | overhead (s) | ratio | "
-        "canaries off (s) | canaries add (s) | reference (s) | vs reference |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for instance_id, language, base, full, bare, ref in rows:
-        versus = f"{full / ref:.2f}x" if ref else "-"
-        shown = f"{ref:.2f}" if ref else "-"
-        lines.append(
-            f"| {instance_id} | {language} | {base:.2f} | {full:.2f} | "
-            f"{full - base:.2f} | {full / base:.2f}x | {bare:.2f} | {full - bare:+.2f} | "
-            f"{shown} | {versus} |"
-        )
-    overheads = [full - base for _, _, base, full, _, _ in rows]
-    ratios = [full / base for _, _, base, full, _, _ in rows]
-    canaries = [full - bare for _, _, _, full, bare, _ in rows]
-    lines += [
-        "",
-        f"median overhead {statistics.median(overheads):.2f}s per instance "
-        f"(mean {statistics.mean(overheads):.2f}s); median ratio {statistics.median(ratios):.2f}x; "
-        f"canaries add {statistics.median(canaries):+.2f}s per instance (median)",
-    ]
-    refs = [(full, ref) for _, _, _, full, _, ref in rows if ref]
-    if refs:
-        added = [full - ref for full, ref in refs]
-        lines.append(
-            f"against the reference: {statistics.median(added):+.2f}s per instance (median; "
-            f"mean {statistics.mean(added):+.2f}s), median ratio "
-            f"{statistics.median([full / ref for full, ref in refs]):.2f}x"
-        )
+        for backend in args.backend or ["local"]:
+            lines += measure(backend, instances, args.repeat, args.canaries_too, Path(scratch))
+            lines.append("")
     text = "\n".join(lines)
     print(text)
     args.output.parent.mkdir(parents=True, exist_ok=True)

@@ -3,10 +3,15 @@
 Measured in one run, on a warm cache, over the gold predictions of a dataset (default
 ``mini``):
 
-* overhead: per instance, the bare test command in a prepared checkout (the baseline)
-  against a whole ``InstanceRunner.run`` (fresh checkout, patch checks, apply chain, test
-  restore, eval script, parsing, grading, artifacts);
-* throughput: the whole dataset with the ``local`` executor (thread pool) and 1 and 2
+* overhead: per instance, the bare test command in a bubblewrap sandbox of a prepared
+  checkout (the baseline of ``bench_overhead.py``) against one in-process
+  ``InstanceRunner.run`` (fresh checkout, patch checks, apply chain, test restore, eval
+  script, parsing, grading, artifacts). This leaves out what a ``polybench eval`` spends
+  outside instances (start-up, loading the dataset, reports): ``bench_overhead.py`` times
+  the whole CLI;
+* throughput (in-process, the library's ``evaluate`` as the ``eval`` command calls it:
+  what differs between executors; the CLI's start-up is the same for all of them): the
+  whole dataset with the ``local`` executor (thread pool) and 1 and 2
   workers, then with the ``ray`` executor on a Ray instance started here
   (``ray.init(num_cpus=2)``; one worker is one task at a time, by giving each task both
   CPUs). Ray's start-up is measured apart, then excluded. Rounds alternate the two
@@ -27,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_overhead import baseline_seconds
+from bench_overhead import bare_seconds
 
 from polybench.dataset.builtin import load_builtin, materialise_builtin_repos
 from polybench.dataset.models import Instance, Prediction
@@ -76,7 +81,7 @@ def _overhead(instances: list[Instance], root: Path) -> list[tuple[str, float, f
     runner = InstanceRunner(provider)
     rows = []
     for instance in instances:
-        base = baseline_seconds(provider, instance, 1)
+        base = bare_seconds("local", instance, root / "sbx")
         prediction = Prediction(instance_id=instance.instance_id, model_patch=instance.patch)
         artifacts = InstanceArtifacts(root / "overhead" / instance.instance_id)
         started = time.monotonic()

@@ -30,6 +30,7 @@ from polybench.dataset.models import Instance
 from polybench.environments.errors import ProvisionError
 from polybench.environments.manager import PreparedEnvironment
 from polybench.environments.provider import ReadySandbox
+from polybench.runner.phase import PHASE_PREFIX
 from polybench.sandbox.base import ExecResult, SandboxError
 from polybench.sandbox.eval_script import END_MARKER, START_MARKER
 from polybench.sandbox.local import passed_environment
@@ -86,6 +87,13 @@ def is_git(call: ExecCall, subcommand: str, *words: str) -> bool:
     if not args or args[0] != subcommand:
         return False
     return all(any(a == w or a.endswith(f"/{w}") for a in args[1:]) for w in words)
+
+
+def is_phase(call: ExecCall, phase: str) -> bool:
+    """True for the one-entry script of a pipeline step (``inspect``, ``apply``,
+    ``install``, ``prepare``): its ``$0`` names it."""
+    argv = call.argv
+    return len(argv) > 3 and argv[:2] == ["bash", "-c"] and argv[3] == PHASE_PREFIX + phase
 
 
 def is_python_probe(call: ExecCall) -> bool:

@@ -36,7 +36,7 @@ from tests.helpers.fake_sandbox import (
     FakeProvider,
     FakeSandbox,
     ScriptedRun,
-    is_git,
+    is_phase,
     is_python_probe,
     is_test_run,
 )
@@ -176,11 +176,6 @@ def evaluate(
     return runner.run(instance, prediction, artifacts)
 
 
-def applies(patch_name: str) -> Callable[[ExecCall], bool]:
-    """Matches the ``git apply`` that writes ``patch_name`` (not its ``--check``)."""
-    return lambda call: is_git(call, "apply", patch_name) and "--check" not in call.argv
-
-
 # --- order of the steps -------------------------------------------------------------------
 
 
@@ -198,13 +193,17 @@ def test_the_tests_run_last_on_the_patched_code_with_the_dataset_tests(
     result = evaluate(instance, FakeProvider(sandbox), artifacts)
 
     assert result.status is Status.RESOLVED
-    model_apply = sandbox.index(applies("model.patch"))
-    tests_reset = sandbox.index(lambda c: is_git(c, "checkout", "--", TEST_FILE))
-    test_patch = sandbox.index(applies("test.patch"))
-    assert model_apply < tests_reset < test_patch < len(sandbox.calls) - 1
-    # Before the model patch is in, only git and the probe (run outside the checkout) ran.
+    # One sandbox entry per step, in this order, and the tests last.
+    steps = [
+        sandbox.index(lambda c, p=phase: is_phase(c, p))  # type: ignore[misc]
+        for phase in ("inspect", "apply", "install", "prepare")
+    ]
+    assert steps == sorted(steps) and steps[-1] == len(sandbox.calls) - 2
+    model_apply = steps[1]
+    # Before the model patch is in, only the inspection and the probe (run outside the
+    # checkout) ran.
     before = sandbox.calls[:model_apply]
-    assert all(c.git_args is not None or is_python_probe(c) for c in before)
+    assert all(is_phase(c, "inspect") or is_python_probe(c) for c in before)
     assert [c.cwd for c in before if is_python_probe(c)] == [sandbox.scratch_dir]
     # The test command runs once, last, as the patched code and the dataset's tests stand.
     assert sandbox.count(is_test_run) == 1 and is_test_run(sandbox.calls[-1])
@@ -215,6 +214,87 @@ def test_the_tests_run_last_on_the_patched_code_with_the_dataset_tests(
     assert test_run.env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] == "1"  # the probe found no plugin
     assert instance.test_command in artifacts.read_text("eval.sh")
     assert sandbox.cleaned
+
+
+PHASES = ("inspect", "apply", "install", "prepare")
+
+
+def entries(sandbox: FakeSandbox) -> list[str]:
+    """The sandbox entries of a run, each named by its step."""
+    named = []
+    for call in sandbox.calls:
+        phase = next((p for p in PHASES if is_phase(call, p)), None)
+        if phase is not None:
+            named.append(phase)
+        elif is_test_run(call):
+            named.append("tests")
+        elif is_python_probe(call):
+            named.append("python facts")
+        elif call.argv[:2] == ["sh", "-c"] and "probe-out" in call.argv[-1]:
+            named.append("probe report")
+        else:
+            named.append(" ".join(call.argv)[:60])
+    return named
+
+
+def test_each_step_enters_the_sandbox_once(
+    repo: tuple[Path, str], instance: Instance, sandbox: FakeSandbox, tmp_path: Path
+) -> None:
+    sandbox.script_test_run(ScriptedRun(stdout=ALL_PASS))
+    runner = InstanceRunner(FakeProvider(sandbox), RunSettings(timeout=30, canaries=False))
+    prediction = Prediction(instance_id=instance.instance_id, model_patch=FIX)
+    first = runner.run(instance, prediction, InstanceArtifacts(tmp_path / "a"))
+
+    assert first.status is Status.RESOLVED
+    assert entries(sandbox) == [
+        "inspect", "python facts", "apply", "install", "prepare", "tests",
+    ]  # fmt: skip
+    # The same environment at the same commit: the inspection and the facts are known.
+    again = FakeSandbox.from_repo(repo[0], repo[1], tmp_path / "again")
+    again.script_test_run(ScriptedRun(stdout=ALL_PASS))
+    runner.provider = FakeProvider(again)
+    second = runner.run(instance, prediction, InstanceArtifacts(tmp_path / "b"))
+    assert second.status is Status.RESOLVED
+    assert entries(again) == ["apply", "install", "prepare", "tests"]
+
+
+def test_the_canary_run_and_the_probe_add_one_entry_per_step(
+    repo: tuple[Path, str], instance: Instance, sandbox: FakeSandbox, tmp_path: Path
+) -> None:
+    def fresh() -> FakeSandbox:
+        made = FakeSandbox.from_repo(repo[0], repo[1], tmp_path / "fresh")
+        made.script_test_run(honest_run)
+        return made
+
+    sandbox.script_test_run(honest_run)
+    provider = FakeProvider(sandbox, fresh=fresh)
+    runner = InstanceRunner(provider, RunSettings(timeout=30))
+    prediction = Prediction(instance_id=instance.instance_id, model_patch=FIX)
+    result = runner.run(instance, prediction, InstanceArtifacts(tmp_path / "a"))
+
+    assert result.status is Status.RESOLVED
+    assert result.tampering.canaries.status is CanaryStatus.CHECKED
+    first, second = (entries(box) for box in provider.sandboxes)
+    run = ["apply", "install", "prepare", "tests", "probe report"]
+    assert first == ["inspect", "python facts", *run] and second == run
+
+
+def test_the_tests_never_see_what_earlier_steps_left_in_the_scratch_folder(
+    instance: Instance, sandbox: FakeSandbox, artifacts: InstanceArtifacts
+) -> None:
+    seen: list[str] = []
+
+    def run(box: FakeSandbox) -> ScriptedRun:
+        seen.extend(sorted(str(p.relative_to(box.scratch)) for p in box.scratch.rglob("*")))
+        return ScriptedRun(stdout=ALL_PASS)
+
+    sandbox.script_test_run(run)
+    result = evaluate(instance, FakeProvider(sandbox), artifacts)
+
+    assert result.status is Status.RESOLVED
+    folders = {entry.split("/")[0] for entry in seen if entry.startswith("polybench-phase-")}
+    assert len(folders) == 1  # the preparing step's own report, nothing before it
+    assert not any(entry.endswith(".patch") or entry.endswith(".list") for entry in seen)
 
 
 def test_a_patch_that_edits_the_tests_has_them_put_back_before_the_test_patch(
@@ -700,10 +780,10 @@ def test_provider_errors_without_a_kind_argument_keep_their_class_kind(
 
 
 STEPS: dict[str, Callable[[ExecCall], bool]] = {
-    "model patch check": lambda c: is_git(c, "apply", "--check", "model.patch"),
-    "test files reset": lambda c: is_git(c, "checkout", "--", TEST_FILE),
-    "test patch apply": applies("test.patch"),
-    "bytecode clearing": lambda c: isinstance(c.command, str) and "__pycache__" in c.command,
+    "checkout inspection": lambda c: is_phase(c, "inspect"),
+    "model patch apply": lambda c: is_phase(c, "apply"),
+    "test patch install": lambda c: is_phase(c, "install"),
+    "environment preparation": lambda c: is_phase(c, "prepare"),
     "test run": is_test_run,
 }
 

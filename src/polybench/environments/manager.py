@@ -383,16 +383,24 @@ def _relocate_editables(venv: Path, checkout: Path) -> None:
                 path.write_text(text.replace(old, "/testbed"), encoding="utf-8")
 
 
+def activation_text(sandbox: Sandbox, prepared: PreparedEnvironment) -> str | None:
+    """The script that puts the environment's files into the sandbox's checkout (see
+    :func:`activate`), or None when the environment has nothing to put there."""
+    if prepared.env_dir is None:
+        return None
+    layout = prepared.layout
+    if not layout.links and not layout.overlay:
+        return None
+    return activation_script(prepared.env_dir, layout, sandbox.workdir)
+
+
 def activate(sandbox: Sandbox, prepared: PreparedEnvironment) -> None:
     """Put the environment's files into the sandbox's checkout: links to its
     ``node_modules`` folders (whatever stands at a link's place is removed first, so
     nothing in the checkout can take its place) and the install's other outputs."""
-    if prepared.env_dir is None:
+    script = activation_text(sandbox, prepared)
+    if script is None:
         return
-    layout = prepared.layout
-    if not layout.links and not layout.overlay:
-        return
-    script = activation_script(prepared.env_dir, layout, sandbox.workdir)
     path = f"{sandbox.scratch_dir}/activate-environment.sh"
     sandbox.write_file(path, script)
     result = sandbox.exec(["bash", path], timeout=300)

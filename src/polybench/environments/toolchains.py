@@ -11,7 +11,9 @@ pyenv. Every substitution is said in :attr:`Toolchain.notes`.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import json
 import os
 import re
 import shlex
@@ -25,9 +27,11 @@ from pathlib import Path
 
 from filelock import FileLock
 
+from polybench.atomic import atomic_write_text
 from polybench.environments.dockerfile import java_major
 from polybench.environments.nvm_names import NVM_SPEC_FUNCTION
 from polybench.environments.versions import parse_version, satisfies
+from polybench.paths import cache_root
 
 NPM_FOR_NODE = {4: "2", 6: "3", 8: "6", 10: "6", 12: "6", 14: "6", 16: "8", 18: "10", 20: "10"}
 """npm major shipped with each Node major (later Nodes: npm 10, or 11 from Node 24)."""
@@ -195,9 +199,42 @@ def yarn_dist(cache: Path, spec: str = "1") -> tuple[Path, str]:
     return root, version
 
 
+_VERSIONS_FILE = "tool-versions.json"
+
+
+def _fingerprint(program: str) -> str | None:
+    """What identifies ``program``'s installation: its real path, size and modification
+    time (an upgrade replaces the file)."""
+    found = shutil.which(program) or program
+    try:
+        resolved = Path(found).resolve()
+        own = resolved.stat()
+    except OSError:
+        return None
+    return f"{resolved}|{own.st_size}|{own.st_mtime_ns}"
+
+
+def _known_versions(path: Path) -> dict[str, str]:
+    try:
+        known = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in known.items()} if isinstance(known, dict) else {}
+
+
 @functools.cache
 def tool_version(program: str) -> str | None:
-    """The first line ``program --version`` prints, or None when it cannot run."""
+    """The first line ``program --version`` prints, or None when it cannot run.
+
+    Answers are kept in the cache (``toolchains/tool-versions.json``) by the program's
+    installation (see :func:`_fingerprint`), so a JVM-started ``mvn --version`` is asked
+    once per installation, not once per process."""
+    key = _fingerprint(program)
+    store = cache_root() / "toolchains" / _VERSIONS_FILE
+    if key is not None:
+        known = _known_versions(store).get(key)
+        if known is not None:
+            return known
     try:
         completed = subprocess.run(
             [program, "--version"], capture_output=True, text=True, timeout=120, check=False
@@ -205,7 +242,13 @@ def tool_version(program: str) -> str | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     lines = re.sub(r"\x1b\[[0-9;]*m", "", completed.stdout or completed.stderr).strip()
-    return lines.splitlines()[0] if lines else "unknown"
+    version = lines.splitlines()[0] if lines else "unknown"
+    if key is not None:
+        with contextlib.suppress(OSError):
+            store.parent.mkdir(parents=True, exist_ok=True)
+            with FileLock(str(store) + ".lock"):
+                atomic_write_text(store, json.dumps({**_known_versions(store), key: version}))
+    return version
 
 
 # -- JDKs ------------------------------------------------------------------------------

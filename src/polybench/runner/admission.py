@@ -17,21 +17,22 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from polybench.grading.policy import Action, PolicyInputs, TamperPolicy, python_package_dirs
 from polybench.grading.tampering import PathRecord
-from polybench.patches.apply import ApplyResult, apply_patch
+from polybench.patches.apply import RESET_TO_HEAD, ApplyResult, strategies
 from polybench.patches.diff import PatchError, check_patch, creates_symlink
 from polybench.patches.sections import Section, keep_sections, split_sections
-from polybench.runner.checkout import (
-    GIT_ENV,
-    changed_tracked,
-    git,
-    git_argv,
-    new_untracked_files,
-    resolved_paths,
-    restore,
+from polybench.runner.checkout import GIT_ENV, exclude_pattern, git, git_argv, restore
+from polybench.runner.phase import (
+    Guard,
+    PhaseReport,
+    chain_result,
+    chain_script,
+    continue_script,
+    run_phase,
 )
 from polybench.sandbox.base import Sandbox
 
@@ -93,12 +94,10 @@ def _within(path: str, directories: list[str]) -> bool:
     return any(path == d.rstrip("/") or path.startswith(d) for d in directories)
 
 
-def _apply(sandbox: Sandbox, patch_file: str, allowed: set[str], links: bool) -> ApplyResult:
-    """The fallback chain, with ``patch --fuzz`` guarded (see the module docstring): never
-    for a patch that makes symbolic links (``patch`` could then write through one)."""
-
-    def run(argv: list[str]) -> tuple[int | None, str]:
-        return _run(sandbox, argv)
+def _guard(allowed: set[str], links: bool) -> Guard:
+    """Whether a strategy may run after its dry run: ``patch --fuzz`` never for a patch
+    that makes symbolic links (``patch`` could then write through one), never after git
+    refused the patch for a path reason, and only when it names allowed files alone."""
 
     def guard(strategy_name: str, dry_run_output: str, previous: list[str]) -> bool:
         if not strategy_name.startswith("patch"):
@@ -110,7 +109,68 @@ def _apply(sandbox: Sandbox, patch_file: str, allowed: set[str], links: bool) ->
         named = _dry_run_paths(dry_run_output)
         return named is not None and all(path in allowed for path in named)
 
-    return apply_patch(run, patch_file, guard=guard)
+    return guard
+
+
+_PATCH_PLACEHOLDER = "__POLYBENCH_PATCH__"
+_LIST_CHANGES = r"""
+if [ -n "$applied" ]; then
+  run_out changed g diff --no-ext-diff --no-textconv --no-renames --name-only -z "$1"
+  readlist excludes
+  run_out untracked g ls-files -z --others ${L[@]+"${L[@]}"}
+  L=()
+  while IFS= read -r -d '' x; do L+=("$x"); done < "$pb_dir/changed.out"
+  while IFS= read -r -d '' x; do L+=("$x"); done < "$pb_dir/untracked.out"
+  : > "$pb_dir/resolved.out"
+  for p in ${L[@]+"${L[@]}"}; do
+    if [ -e "$p" ] || [ -L "$p" ]; then
+      if [ -L "$p" ]; then l=1; else l=0; fi
+      printf '%s\0%s\0%s\0' "$p" "$l" "$(realpath -m -- "$p")" >> "$pb_dir/resolved.out"
+    fi
+  done
+  pb_record resolved 0 "$pb_dir/resolved.out"
+fi
+if [ -z "$pending" ]; then rm -f -- "$pb_dir/model.patch"; fi
+"""
+
+
+def _patch_in_folder(script: str) -> str:
+    return script.replace(_PATCH_PLACEHOLDER, '"$pb_dir/model.patch"')
+
+
+def _resolved(report: PhaseReport) -> dict[str, tuple[bool, str]]:
+    fields = report.step("resolved").text.split("\0")
+    return {
+        fields[index]: (fields[index + 1] == "1", fields[index + 2])
+        for index in range(0, len(fields) - 2, 3)
+    }
+
+
+def _apply(
+    sandbox: Sandbox,
+    patch: str,
+    allowed: set[str],
+    untracked_before: set[str],
+    base_commit: str,
+) -> tuple[ApplyResult, PhaseReport]:
+    """The fallback chain, with ``patch --fuzz`` guarded (see :func:`_guard`), and the
+    listing of what changed, in one sandbox entry (two when ``patch`` is tried)."""
+    chain = strategies(_PATCH_PLACEHOLDER)
+    guard = _guard(allowed, creates_symlink(patch))
+    excludes = [exclude_pattern(entry) for entry in sorted(untracked_before) if entry.endswith("/")]
+    lists: dict[str, Iterable[str]] = {"excludes": excludes}
+    files = {"model.patch": patch}
+    guarded = chain_script("m.", chain, RESET_TO_HEAD, lambda name: name.startswith("patch"))
+    body = _patch_in_folder(guarded + _LIST_CHANGES)
+    report = run_phase(sandbox, "apply", body, [base_commit], lists, files)
+    applied, pending = chain_result(report, "m.", chain, RESET_TO_HEAD, guard)
+    if pending is not None:
+        more = continue_script("m.", pending, chain[pending], RESET_TO_HEAD) + _LIST_CHANGES
+        report = report.merged(
+            run_phase(sandbox, "apply", _patch_in_folder(more), [base_commit], lists, files)
+        )
+        applied, _ = chain_result(report, "m.", chain, RESET_TO_HEAD, guard)
+    return applied, report
 
 
 def admit(
@@ -119,8 +179,13 @@ def admit(
     inputs: PolicyInputs,
     untracked_before: set[str],
     base_commit: str,
+    defer_restore: bool = False,
 ) -> Admission:
     """Apply ``patch`` to the checkout under the tamper policy (see the module docstring).
+
+    With ``defer_restore`` the paths to put back (``Admission.restored``) are left for
+    :func:`polybench.runner.steps.install_tests`, which restores them with the test files
+    in the same sandbox entry; the caller must call it next.
 
     Raises :class:`PatchRejected` when nothing of the patch may be applied.
     """
@@ -159,31 +224,30 @@ def admit(
         raise PatchRejected(
             f"patch rejected: every file it changes is refused ({shown})", admission.refused
         )
-    patch_file = f"{sandbox.scratch_dir}/model.patch"
-    sandbox.write_file(patch_file, filtered)
     allowed = {p for section in split_sections(filtered) for p in section.paths}
-    applied = _apply(sandbox, patch_file, allowed, creates_symlink(filtered))
-    sandbox.exec(["rm", "-f", patch_file])
+    applied, report = _apply(sandbox, filtered, allowed, untracked_before, base_commit)
     admission.log = applied.log
     if not applied.applied:
         return admission
     admission.applied = True
     admission.method = applied.method
-    _sweep(sandbox, policy, admission, untracked_before, base_commit, inputs)
+    _sweep(policy, admission, untracked_before, report, sandbox.workdir)
+    if not defer_restore:
+        restore(sandbox, base_commit, admission.restored, set(inputs.base_paths))
     return admission
 
 
 def _sweep(
-    sandbox: Sandbox,
     policy: TamperPolicy,
     admission: Admission,
     untracked_before: set[str],
-    base_commit: str,
-    inputs: PolicyInputs,
+    report: PhaseReport,
+    workdir: str,
 ) -> None:
-    """Decide every path that now differs from the base commit, and put back the rest."""
-    changed = set(changed_tracked(sandbox, base_commit))
-    changed |= set(new_untracked_files(sandbox, untracked_before))
+    """Decide every path that now differs from the base commit; what is not kept goes to
+    ``admission.restored``."""
+    changed = set(report.ok("changed").paths)
+    changed |= {path for path in report.ok("untracked").paths if path not in untracked_before}
     to_restore: set[str] = set()
     kept: set[str] = set()
     for path in sorted(changed):
@@ -196,9 +260,12 @@ def _sweep(
             admission.refused.append(PathRecord(path=path, reason=decision.reason))
         else:
             admission.reverted.append(PathRecord(path=path, reason=decision.reason))
-    workdir = sandbox.workdir.rstrip("/")
-    roots = {workdir, "/testbed"}
-    for path, (is_link, target) in resolved_paths(sandbox, kept).items():
+    roots = {workdir.rstrip("/"), "/testbed"}
+    resolved = _resolved(report)
+    for path in sorted(kept):
+        if path not in resolved:
+            continue
+        is_link, target = resolved[path]
         inside = any(target.startswith(root + "/") for root in roots)
         into_git = any(
             target == f"{root}/.git" or target.startswith(f"{root}/.git/") for root in roots
@@ -209,7 +276,6 @@ def _sweep(
             admission.refused.append(PathRecord(path=path, reason=f"{what} that leads {where}"))
             to_restore.add(path)
             kept.discard(path)
-    restore(sandbox, base_commit, to_restore, set(inputs.base_paths))
     admission.kept = kept
     admission.restored = to_restore
 

@@ -75,7 +75,8 @@ def untracked_entries(sandbox: Sandbox) -> set[str]:
     return set(_nul_list(listing))
 
 
-def _exclude_pattern(directory: str) -> str:
+def exclude_pattern(directory: str) -> str:
+    """The `git ls-files --exclude` option that leaves out the untracked ``directory``."""
     escaped = "".join(f"\\{c}" if c in "*?[]\\!#" else c for c in directory.rstrip("/"))
     return f"--exclude=/{escaped}/"
 
@@ -85,7 +86,7 @@ def new_untracked_files(sandbox: Sandbox, before: set[str]) -> list[str]:
 
     Directories that were already untracked (an image's ``node_modules``) are not walked.
     """
-    excludes = [_exclude_pattern(entry) for entry in sorted(before) if entry.endswith("/")]
+    excludes = [exclude_pattern(entry) for entry in sorted(before) if entry.endswith("/")]
     listing = git_ok(sandbox, "ls-files", "-z", "--others", *excludes)
     return [path for path in _nul_list(listing) if path not in before]
 

@@ -33,7 +33,7 @@ from polybench.grading.verdict import Rule
 from polybench.runner.admission import Admission, PatchRejected, admit
 from polybench.runner.artifacts import InstanceArtifacts
 from polybench.runner.canary_run import CanaryState, canary_run
-from polybench.runner.checkout import base_files, untracked_entries
+from polybench.runner.phase import inspect_checkout
 from polybench.runner.spec import InstanceSpec, SpecError, build_spec
 from polybench.runner.steps import (
     PythonFacts,
@@ -45,10 +45,10 @@ from polybench.runner.steps import (
     install_tests,
     judge,
     prepare,
+    probe_folders,
     python_facts,
     run_probed,
     run_tests,
-    write_test_files,
 )
 from polybench.sandbox.base import SandboxError
 from polybench.sandbox.cancel import Cancelled
@@ -158,6 +158,7 @@ class InstanceRunner:
         self.provider = provider
         self.settings = settings or RunSettings()
         self._python_facts: dict[tuple[str, str], PythonFacts] = {}
+        self._checkouts: dict[tuple[str, str, str], tuple[set[str], set[str]]] = {}
 
     def run(
         self, instance: Instance, prediction: Prediction, artifacts: InstanceArtifacts
@@ -333,6 +334,16 @@ class InstanceRunner:
             self._python_facts[key] = python_facts(ready.sandbox, env)
         return self._python_facts[key]
 
+    def _inspect(self, ready: ReadySandbox, spec: InstanceSpec) -> tuple[set[str], set[str]]:
+        """The base commit's files and the untracked paths of a fresh checkout: the same
+        in every sandbox of one environment at one commit, so asked of the first alone."""
+        environment = ready.environment
+        key = (environment.recipe, str(environment.env_dir), spec.base_commit)
+        if key not in self._checkouts:
+            self._checkouts[key] = inspect_checkout(ready.sandbox, spec.base_commit)
+        at_base, untracked = self._checkouts[key]
+        return set(at_base), set(untracked)
+
     def _checkout(self, ready: ReadySandbox, spec: InstanceSpec, patch: str) -> None:
         """Admit the patch and install the tests, as for the graded run (the canary run's
         checkout); raises what :meth:`_admit` and :func:`install_tests` raise."""
@@ -347,7 +358,7 @@ class InstanceRunner:
         """Admit the patch (the same in both runs): what happened, and the base's files;
         raises :class:`PatchRejected`."""
         sandbox = ready.sandbox
-        at_base = base_files(sandbox, spec.base_commit)
+        at_base, untracked_before = self._inspect(ready, spec)
         facts = self._facts(ready, spec)
         inputs = PolicyInputs(
             language=spec.language,
@@ -359,7 +370,9 @@ class InstanceRunner:
             protected_modules=facts.modules if facts is not None else frozenset(),
             base_paths=frozenset(at_base),
         )
-        admission = admit(sandbox, patch, inputs, untracked_entries(sandbox), spec.base_commit)
+        admission = admit(
+            sandbox, patch, inputs, untracked_before, spec.base_commit, defer_restore=True
+        )
         return admission, at_base
 
     def _run(
@@ -367,8 +380,7 @@ class InstanceRunner:
     ) -> TestRun:
         """Write ``texts`` (armed, or as they are), put the environment in, run the tests
         (with the probe, while it works)."""
-        write_test_files(ready.sandbox, texts)
-        prepare(ready)
+        prepare(ready, texts, probe_folders(ready.sandbox) if probe.on else ())
         env = harness_env(ready, self._facts(ready, spec))
         command = harness_command(ready, spec)
         if not probe.on:

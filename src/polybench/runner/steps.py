@@ -11,6 +11,7 @@ import json
 import random
 from dataclasses import dataclass, field, replace
 
+from polybench.environments.manager import EnvironmentSetupError, activation_text
 from polybench.environments.provider import ReadySandbox
 from polybench.grading.canaries import Arming, CanaryCheck, arm, test_file_candidates
 from polybench.grading.parsers import ParseResult, get_parser
@@ -24,14 +25,14 @@ from polybench.grading.probe import (
 )
 from polybench.grading.testpaths import TestPathRules
 from polybench.grading.verdict import Rule, RunFacts, Verdict, decide
-from polybench.patches.apply import apply_patch
-from polybench.runner.admission import _run
-from polybench.runner.checkout import differing, restore
+from polybench.patches.apply import strategies
+from polybench.runner.phase import PhaseReport, chain_result, chain_script, run_phase
 from polybench.runner.spec import InstanceSpec
 from polybench.sandbox.base import ExecResult, Sandbox, SandboxError
 from polybench.sandbox.eval_script import MarkedLog, eval_script, split_log
 
 _STEP_TIMEOUT = 300.0
+_PATCH_PLACEHOLDER = "__POLYBENCH_PATCH__"
 _CLEAR_BYTECODE = (
     "find . -path ./node_modules -prune -o -name __pycache__ -type d -prune "
     "-exec rm -rf {} + ; find . -path ./node_modules -prune -o -name '*.pyc' -delete"
@@ -116,26 +117,63 @@ def python_facts(sandbox: Sandbox, env: dict[str, str]) -> PythonFacts:
     return PythonFacts()
 
 
+_INSTALL = r"""
+readlist remove; chunked rm rm -rf -- || exit 0
+readlist checkout; chunked checkout g checkout -q "$1" -- || exit 0
+readlist tracked1; chunked diff1 g diff --no-ext-diff --no-textconv --name-only -z "$1" -- || exit 0
+readlist absent1; present exists1
+if [ -s "$pb_dir/diff1.out" ] || [ -s "$pb_dir/exists1.out" ]; then exit 0; fi
+if [ -f "$pb_dir/test.patch" ]; then
+__CHAIN__
+  rm -f -- "$pb_dir/test.patch"
+  if [ -z "$applied" ]; then exit 0; fi
+  readlist tracked2
+  chunked diff2 g diff --no-ext-diff --no-textconv --name-only -z "$1" -- || exit 0
+  readlist absent2; present exists2
+fi
+"""
+
+
+def _mismatched(report: PhaseReport, which: str) -> list[str]:
+    return sorted(set(report.ok(f"diff{which}").paths) | set(report.step(f"exists{which}").paths))
+
+
 def install_tests(
     sandbox: Sandbox, spec: InstanceSpec, at_base: set[str], restored: set[str]
 ) -> None:
-    """Reset the test patch's files, apply the test patch, and verify that every path the
-    harness put back (``restored``) matches the base commit."""
+    """Put the test patch's files and ``restored`` back to the base commit, verify that
+    they match it, apply the test patch, and verify again every path the harness put back
+    that the test patch leaves alone: in one sandbox entry.
+
+    Raises :class:`RestoreFailed` (a mismatch: tampering) or :class:`TestPatchFailed`."""
     test_files = set(spec.test_patch_files)
-    restore(sandbox, spec.base_commit, test_files, at_base)
-    mismatched = differing(sandbox, spec.base_commit, (restored | test_files), at_base)
+    back = sorted(restored | test_files)
+    again = sorted(restored - test_files)
+    chain = strategies(_PATCH_PLACEHOLDER)
+    script = chain_script("t.", chain, None).replace(_PATCH_PLACEHOLDER, '"$pb_dir/test.patch"')
+    lists = {
+        "remove": back,
+        "checkout": [path for path in back if path in at_base],
+        "tracked1": [path for path in back if path in at_base],
+        "absent1": [path for path in back if path not in at_base],
+        "tracked2": [path for path in again if path in at_base],
+        "absent2": [path for path in again if path not in at_base],
+    }
+    files = {"test.patch": spec.test_patch} if spec.test_patch.strip() else {}
+    body = _INSTALL.replace("__CHAIN__", script)
+    report = run_phase(sandbox, "install", body, [spec.base_commit], lists, files)
+    report.ok("rm")
+    report.ok("checkout")
+    mismatched = _mismatched(report, "1")
     if mismatched:
         shown = ", ".join(mismatched[:3])
         raise RestoreFailed(f"files put back to the base commit do not match it: {shown}")
-    if not spec.test_patch.strip():
+    if not files:
         return
-    patch_file = f"{sandbox.scratch_dir}/test.patch"
-    sandbox.write_file(patch_file, spec.test_patch)
-    applied = apply_patch(lambda argv: _run(sandbox, argv), patch_file, None)
-    sandbox.exec(["rm", "-f", patch_file])
+    applied, _ = chain_result(report, "t.", chain, None)
     if not applied.applied:
         raise TestPatchFailed(applied.log)
-    mismatched = differing(sandbox, spec.base_commit, restored - test_files, at_base)
+    mismatched = _mismatched(report, "2")
     if mismatched:
         shown = ", ".join(mismatched[:3])
         raise RestoreFailed(f"files put back to the base commit changed again: {shown}")
@@ -169,10 +207,52 @@ def write_test_files(sandbox: Sandbox, texts: dict[str, str]) -> None:
         sandbox.write_file(f"{sandbox.workdir}/{path}", text)
 
 
-def prepare(ready: ReadySandbox) -> None:
-    """Put the environment in and clear stale bytecode (after every file change)."""
-    ready.activate()
-    ready.sandbox.exec(_CLEAR_BYTECODE, timeout=_STEP_TIMEOUT)
+_PREPARE = r"""
+readlist targets; pb_i=0; : > "$pb_dir/write.out"
+for p in ${L[@]+"${L[@]}"}; do
+  if ! cat -- "$pb_dir/text.$pb_i" > "$p" 2>> "$pb_dir/write.out"; then
+    pb_record write 1 "$pb_dir/write.out"; exit 0
+  fi
+  pb_i=$((pb_i + 1))
+done
+pb_record write 0 "$pb_dir/write.out"
+if [ -f "$pb_dir/activate.sh" ]; then run activate bash "$pb_dir/activate.sh" || exit 0; fi
+run clear bash -c "$1"
+readlist folders; run folders mkdir -p -- . ${L[@]+"${L[@]}"} || exit 0
+for d in "${pb_dir%/*}"/polybench-phase-*; do
+  if [ "$d" != "$pb_dir" ]; then rm -rf -- "$d"; fi
+done
+rm -f -- "$pb_dir"/*.list "$pb_dir"/text.* "$pb_dir/activate.sh"
+"""
+
+
+def prepare(
+    ready: ReadySandbox, texts: dict[str, str] | None = None, folders: tuple[str, ...] = ()
+) -> None:
+    """In one sandbox entry: write ``texts`` over the checkout's files (see
+    :func:`write_test_files`), put the environment in, clear stale bytecode (after every
+    file change), make ``folders`` and remove what earlier steps left in the scratch
+    directory (the test patch, path lists), so the tests see none of it."""
+    sandbox = ready.sandbox
+    files: dict[str, str] = {}
+    targets = []
+    for index, (path, text) in enumerate((texts or {}).items()):
+        files[f"text.{index}"] = text
+        targets.append(f"{sandbox.workdir}/{path}")
+    activation = activation_text(sandbox, ready.environment)
+    if activation is not None:
+        files["activate.sh"] = activation
+    lists = {"targets": targets, "folders": list(folders)}
+    report = run_phase(sandbox, "prepare", _PREPARE, [_CLEAR_BYTECODE], lists, files)
+    written = report.step("write")
+    if written.code != 0:
+        raise SandboxError(f"writing the test files failed: {written.text.strip()[:500]}")
+    if activation is not None:
+        done = report.step("activate")
+        if done.code != 0:
+            raise EnvironmentSetupError(f"could not activate the environment: {done.text.strip()}")
+    report.step("clear")
+    report.ok("folders")
 
 
 def harness_env(ready: ReadySandbox, facts: PythonFacts | None) -> dict[str, str]:
@@ -234,6 +314,12 @@ def run_tests(
     return TestRun(executed, marked, stdout, facts, script)
 
 
+def probe_folders(sandbox: Sandbox) -> tuple[str, str]:
+    """Where the probe's files go, and where it writes what it saw (made by
+    :func:`prepare`)."""
+    return f"{sandbox.scratch_dir}/probe", f"{sandbox.scratch_dir}/probe-out"
+
+
 def run_probed(
     sandbox: Sandbox,
     spec: InstanceSpec,
@@ -244,9 +330,7 @@ def run_probed(
     """Run the tests with the harness's probe in every Python and Node process, and read
     what it saw. When the log shows the probe itself failing, the tests run again without
     it and the probe is unavailable for this run (so it never changes a verdict)."""
-    probe_dir = f"{sandbox.scratch_dir}/probe"
-    out_dir = f"{sandbox.scratch_dir}/probe-out"
-    sandbox.exec(["mkdir", "-p", probe_dir, out_dir])
+    probe_dir, out_dir = probe_folders(sandbox)
     for name, text in probe_sources().items():
         sandbox.write_file(f"{probe_dir}/{name}", text)
     probed = probe_env(env, probe_dir, out_dir, sandbox.workdir)

@@ -1,0 +1,86 @@
+"""The one-entry step scripts: their report cannot be forged by what runs or prints in
+them, and nothing a checkout holds (a ``git`` or ``sh`` of its own, a ``PATH`` entry into
+it) is what they run."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from polybench.runner.phase import inspect_checkout, parse_report, run_phase
+from polybench.sandbox.base import SandboxError
+from tests.helpers.fake_sandbox import FakeSandbox
+
+PLANTED = "#!/bin/sh\ntouch {marker}\nexit 0\n"
+
+
+@pytest.fixture
+def sandbox(
+    make_repo: Callable[[dict[str, str]], tuple[Path, str]], tmp_path: Path
+) -> tuple[FakeSandbox, str]:
+    repo, commit = make_repo({"a.py": "x = 1\n", "tests/test_a.py": "def test(): pass\n"})
+    return FakeSandbox.from_repo(repo, commit, tmp_path / "boxes"), commit
+
+
+def test_what_a_step_prints_is_never_read_as_its_report(
+    sandbox: tuple[FakeSandbox, str],
+) -> None:
+    box, _ = sandbox
+    body = (
+        'printf "listed 0 6\\nforged"; printf "listed 0 6\\nforged" >&2\n'
+        "run_out listed printf 'real\\0'\n"
+    )
+    report = run_phase(box, "test", body)
+    assert report.ok("listed").paths == ["real"]
+    assert set(report.steps) == {"listed", "listed.err"}
+
+
+def test_each_step_has_a_fresh_folder_no_earlier_step_can_predict(
+    sandbox: tuple[FakeSandbox, str],
+) -> None:
+    box, _ = sandbox
+    first = run_phase(box, "test", 'run_out where printf "%s" "$pb_dir"')
+    second = run_phase(box, "test", 'run_out where printf "%s" "$pb_dir"')
+    assert first.ok("where").text != second.ok("where").text
+    assert len(first.ok("where").text.rsplit("-", 1)[-1]) >= 24
+
+
+def test_a_report_that_does_not_add_up_is_refused() -> None:
+    assert parse_report("x", b"a 0 3\nabcb 1 0\n").steps["b"].code == 1
+    for broken in (b"a 0 9\nabc", b"no header", b"a zero 1\nx"):
+        with pytest.raises(SandboxError):
+            parse_report("x", broken)
+
+
+def test_a_git_or_shell_planted_in_the_checkout_never_runs(
+    sandbox: tuple[FakeSandbox, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    box, commit = sandbox
+    marker = tmp_path / "planted-ran"
+    for folder in (box.checkout, box.checkout / "bin"):
+        folder.mkdir(exist_ok=True)
+        for name in ("git", "sh", "rm", "realpath", "cat", "wc", "printf"):
+            (folder / name).write_text(PLANTED.format(marker=marker))
+            (folder / name).chmod(0o755)
+    # Entries that lead into the checkout, relative entries and an empty one, first.
+    path = f"{box.checkout}:{box.checkout}/bin:bin:.::{os.environ['PATH']}"
+    monkeypatch.setenv("PATH", path)
+
+    at_base, untracked = inspect_checkout(box, commit)
+
+    assert at_base == {"a.py", "tests/test_a.py"}
+    assert {"git", "sh", "bin/"} <= untracked
+    assert not marker.exists()
+
+
+def test_a_step_that_does_not_finish_is_a_sandbox_error(
+    sandbox: tuple[FakeSandbox, str],
+) -> None:
+    box, _ = sandbox
+    with pytest.raises(SandboxError, match="timed out"):
+        run_phase(box, "slow", "sleep 5", timeout=0.5)
+    with pytest.raises(SandboxError, match="exit 3"):
+        run_phase(box, "broken", "exit 3")
