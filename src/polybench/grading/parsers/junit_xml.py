@@ -267,16 +267,7 @@ def _read_document(scanner: _Scanner, start: int) -> int | None:
     cases = _cases(root)
     if cases is None:
         return None
-    result = scanner.result
-    statuses = result.statuses
-    fresh = dict(cases)
-    if len(fresh) == len(cases) and statuses.keys().isdisjoint(fresh):
-        statuses.update(fresh)  # what ``result.add`` does for each, no id twice
-        result.occurrences += cases
-        result.parsed_anything = result.parsed_anything or bool(cases)
-    else:
-        for test_id, status in cases:
-            result.add(test_id, status)
+    scanner.result.add_all(cases)
     return closing.end()
 
 

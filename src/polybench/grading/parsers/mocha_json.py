@@ -135,12 +135,9 @@ def _add_plain_report(result: ParseResult, data: dict[str, Any], with_file: bool
         len(recorded) != len(ids)
         or len(mentioned) != count - len(ids)
         or not mentioned.items() <= recorded.items()
-        or not result.statuses.keys().isdisjoint(recorded)
     ):
         return None
-    result.parsed_anything = True
-    result.statuses.update(recorded)
-    result.occurrences += zip(ids, statuses, strict=True)
+    result.add_all(list(zip(ids, statuses, strict=True)))
     return count
 
 
