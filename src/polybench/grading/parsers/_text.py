@@ -26,6 +26,15 @@ def strip_ansi(text: str) -> str:
     return _ANSI_RE.sub("", text)
 
 
+def visible_text(text: str) -> str:
+    """``text`` as ``iter_lines`` shows it, as one string for patterns that read it whole:
+    ANSI sequences removed, each carriage return a line break (a line that only held what
+    a carriage return overwrote shows as a blank line), and a line break in front, so
+    that a pattern starting with ``\\n`` finds every line, the first one included."""
+    text = strip_ansi(text)
+    return "\n" + (text.replace("\r", "\n") if "\r" in text else text)
+
+
 def _block_lines(block: str) -> list[str]:
     """The visible lines of one block of text (see ``iter_lines``)."""
     block = strip_ansi(block)

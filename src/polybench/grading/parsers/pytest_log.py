@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from operator import itemgetter
 
-from polybench.grading.parsers._text import strip_ansi
+from polybench.grading.parsers._text import visible_text
 from polybench.grading.parsers.base import FAILING, ParseResult, Tally, TestStatus, register
 
 _STATUSES = "PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS"
@@ -227,14 +227,6 @@ _SUMMARY_LINES = re.compile(
 _NODE_ALONE = re.compile(_NODE_PARTS)
 
 
-def _visible(text: str) -> str:
-    """``text`` as ``iter_lines`` shows it, as one string after a line break: ANSI
-    sequences removed and each carriage return a line break (the blank lines this adds
-    match nothing)."""
-    text = strip_ansi(text)
-    return "\n" + (text.replace("\r", "\n") if "\r" in text else text)
-
-
 def _ids(found: list[tuple[str, ...]]) -> list[str]:
     """The official id of each node id, as ``official_id`` gives it, from its parts (the
     first five items of each tuple: node id, path, classes, name, parameters)."""
@@ -355,7 +347,7 @@ def parse_pytest_text(text: str, *, legacy_ids: bool = False) -> ParseResult:
     differs from its proper id is also recorded under that id, with the same status (a
     failure wins when several tests share it).
     """
-    text = _visible(text)
+    text = visible_text(text)
     reader = _Reader(text, legacy_ids)
     region = "progress"
     pos = 0

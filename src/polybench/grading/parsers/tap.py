@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from operator import itemgetter
 
-from polybench.grading.parsers._text import iter_lines, strip_ansi
+from polybench.grading.parsers._text import iter_lines, visible_text
 from polybench.grading.parsers.base import ParseResult, Tally, TestStatus, register
 
 # ok / not ok, the test number if any, and the description (directive included).
@@ -270,8 +270,7 @@ _TOP_OTHER_LINES = re.compile(
 
 def _read_flat(state: _TapState, text: str) -> None:
     """Read a stream without subtests (see ``_TOP_TEST_LINES``)."""
-    text = strip_ansi(text)
-    text = "\n" + (text.replace("\r", "\n") if "\r" in text else text)
+    text = visible_text(text)
     pos = 0
     for other in _TOP_OTHER_LINES.finditer(text):
         tests = _TOP_TEST_LINES.findall(text, pos, other.start())
