@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 
-from polybench.grading.parsers._text import visible_text
+from polybench.grading.parsers._text import TwoWayPattern, visible_text
 from polybench.grading.parsers.base import ParseResult, TestStatus, register
 
-_LINES = re.compile(
-    r"\n(?P<target>(?:@[\w.~+-]*)?//\S+)[^\S\n]+(?:\(cached\)[^\S\n]+)?"
+_LINES = TwoWayPattern(
+    r"\n(?P<target>(?:@[\w.~+-]*)?//[^{S}]+)[{L}]+(?:\(cached\)[{L}]+)?"
     r"(?P<status>PASSED|FAILED TO BUILD|FAILED|TIMEOUT|FLAKY|NO STATUS|SKIPPED|INCOMPLETE"
     r"|REMOTE FAILURE)\b",
     re.MULTILINE,
@@ -37,7 +37,8 @@ _STATUS = {
 def parse_bazel(text: str) -> ParseResult:
     """Bazel test summary: ``//pkg:target STATUS`` -> ``/pkg:target``."""
     result = ParseResult()
-    found = _LINES.findall(visible_text(text))
+    text = visible_text(text)
+    found = _LINES.of(text).findall(text)
     targets = [target[1:] if target.startswith("//") else target for target, _ in found]
     result.add_all(list(zip(targets, [_STATUS[status] for _, status in found], strict=True)))
     result.notes += [

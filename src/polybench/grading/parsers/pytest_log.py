@@ -29,15 +29,10 @@ from dataclasses import dataclass, field
 from itertools import islice
 from operator import itemgetter
 
-from polybench.grading.parsers._text import visible_text
+from polybench.grading.parsers._text import TwoWayPattern, visible_text
 from polybench.grading.parsers.base import FAILING, ParseResult, Tally, TestStatus, register
 
 _STATUSES = "PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS"
-_NODE = r"[^\s\[:]+(?:::[^\s\[:]+)+(?:\[.*?\])?"
-_PROGRESS = re.compile(rf"(?P<id>{_NODE})(?: <- \S+)? (?P<st>{_STATUSES})(?= |$)")
-_XDIST = re.compile(rf"\[gw\d+\]\s+(?:\[\s*\d+%\]\s+)?(?P<st>{_STATUSES}) (?P<id>{_NODE})\s*$")
-_SUMMARY = re.compile(rf"(?P<st>{_STATUSES}) (?P<id>{_NODE})(?: - .*)?\s*$")
-_HEADER = re.compile(r"=+ (?P<title>[^=\s].*?) =+\s*$")
 _STATUS = {
     "PASSED": TestStatus.PASSED,
     "XPASS": TestStatus.PASSED,
@@ -95,11 +90,16 @@ _LEGACY_ID = re.compile(r"(?:[^:\n]|:(?!:))*?([\w/]+\.py)::(?:(\w+)::)?(\w+(?:\[
 # The same for node ids as the pytest patterns read them (no ':' in a segment), one a
 # line: the path starts the first segment or follows a character that cannot be in it.
 # Every line gives one match, empty where the official pattern reads nothing.
-_LEGACY_LINES = re.compile(
+_LEGACY_LINES = TwoWayPattern(
     r"^(?:(?:[^:\n]*?(?<![\w/]))??([\w/]+\.py)::(?:(\w+)::)?(\w+(?:\[[\w\-]+\])?)[^\n]*"
     r"|[^\n]*)$",
     re.MULTILINE,
 )
+
+
+# Node ids the official pattern reads whole (their legacy id is their official id).
+# (Each line is taken with the line break before it.)
+_PLAIN_LINES = TwoWayPattern(r"\n[\w/]+\.py::(?:\w+::)?\w+(?:\[[\w\-]+\])?$", re.MULTILINE)
 
 
 def legacy_official_id(node_id: str) -> str | None:
@@ -207,24 +207,25 @@ class _Session:
 # before its line (the text gets one in front), which the regex engine finds fast, and
 # never crosses a line. A node id is read whole and in its parts: path, classes, name,
 # parameters.
-_LINE_WS = r"[^\S\n]"
-_SEGMENT = r"[^\s\[:]+"
+_SEGMENT = r"[^{S}\[:]+"
+_NODE = rf"{_SEGMENT}(?:::{_SEGMENT})+(?:\[.*?\])?"
 _NODE_PARTS = rf"(({_SEGMENT})::((?:{_SEGMENT}::)*)({_SEGMENT})(\[.*?\])?)"
-_HEADER_LINE = re.compile(
-    rf"\n==(?=[^\n]{{0,997}}$)=* (?P<title>[^=\s][^\n]*?) =+{_LINE_WS}*$", re.MULTILINE
+_HEADER_LINE = TwoWayPattern(
+    r"\n==(?=[^\n]{0,997}$)=* (?P<title>[^={S}][^\n]*?) =+[{L}]*$", re.MULTILINE
 )
-_PROGRESS_LINES = re.compile(rf"\n{_NODE_PARTS}(?: <- \S+)? ({_STATUSES})(?= |$)", re.MULTILINE)
-_PROGRESS_OR_XDIST_LINES = re.compile(
-    rf"\n(?:{_NODE_PARTS}(?: <- \S+)? ({_STATUSES})(?= |$)"
-    rf"|\[gw\d+\]{_LINE_WS}+(?:\[{_LINE_WS}*\d+%\]{_LINE_WS}+)?"
-    rf"({_STATUSES}) {_NODE_PARTS}{_LINE_WS}*$)",
+_PROGRESS_LINES = TwoWayPattern(
+    rf"\n{_NODE_PARTS}(?: <- [^{{S}}]+)? ({_STATUSES})(?= |$)", re.MULTILINE
+)
+_PROGRESS_OR_XDIST_LINES = TwoWayPattern(
+    rf"\n(?:{_NODE_PARTS}(?: <- [^{{S}}]+)? ({_STATUSES})(?= |$)"
+    rf"|\[gw\d+\][{{L}}]+(?:\[[{{L}}]*\d+%\][{{L}}]+)?"
+    rf"({_STATUSES}) {_NODE_PARTS}[{{L}}]*$)",
     re.MULTILINE,
 )
-_SUMMARY_LINES = re.compile(
-    rf"\n(?:({_STATUSES}) ({_NODE})(?: - [^\n]*)?{_LINE_WS}*$|(ERROR [^\n]*))",
-    re.MULTILINE,
+_SUMMARY_LINES = TwoWayPattern(
+    rf"\n(?:({_STATUSES}) ({_NODE})(?: - [^\n]*)?[{{L}}]*$|(ERROR [^\n]*))", re.MULTILINE
 )
-_NODE_ALONE = re.compile(_NODE_PARTS)
+_NODE_ALONE = TwoWayPattern(_NODE_PARTS)
 
 
 def _ids(found: list[tuple[str, ...]]) -> list[str]:
@@ -259,20 +260,27 @@ class _Reader:
         known.update(zip(map(itemgetter(0), found), ids, strict=True))
         if not self.legacy_ids or len(known) == before:
             return
-        fresh = list(islice(known.items(), before, None))  # new node ids, first seen first
-        legacies = _LEGACY_LINES.findall("\n".join(node for node, _ in fresh))
+        # New node ids, first seen first. Those the official pattern reads whole have
+        # the same id under it: only the others are read again.
+        fresh = "\n" + "\n".join(islice(known, before, None))
+        plain = _PLAIN_LINES.of(fresh)
+        unusual = [node for node in plain.sub("", fresh).split("\n") if node]
+        if not unusual:
+            return
+        joined = "\n".join(unusual)
+        legacies = _LEGACY_LINES.of(joined).findall(joined)
         self.variants.update(
             {
                 proper: legacy
-                for (_, proper), (path, cls, name) in zip(fresh, legacies, strict=True)
-                if path and (legacy := f"{path}:{cls or 'None'}:{name}") != proper
+                for node, (path, cls, name) in zip(unusual, legacies, strict=True)
+                if path and (legacy := f"{path}:{cls or 'None'}:{name}") != (proper := known[node])
             }
         )
 
     def _id(self, node_id: str) -> str:
         test_id = self.known.get(node_id)
         if test_id is None:
-            parts = _NODE_ALONE.fullmatch(node_id)
+            parts = _NODE_ALONE.of(node_id).fullmatch(node_id)
             assert parts is not None  # the line patterns read node ids of this form
             found = [(*parts.groups(""), "")]
             test_id = _ids(found)[0]
@@ -288,11 +296,11 @@ class _Reader:
             return
         text = self.text
         if text.find("\n[gw", start, end) == -1:
-            found = _PROGRESS_LINES.findall(text, start, end)
+            found = _PROGRESS_LINES.of(text).findall(text, start, end)
         else:  # as (node id, path, classes, name, parameters, status)
             found = [
                 match[:6] if match[0] else (*match[7:], match[6])
-                for match in _PROGRESS_OR_XDIST_LINES.findall(text, start, end)
+                for match in _PROGRESS_OR_XDIST_LINES.of(text).findall(text, start, end)
             ]
         ids = _ids(found)
         self._learn(found, ids)
@@ -311,7 +319,7 @@ class _Reader:
                 continue
             test_id = known.get(rest.partition(" - ")[0])
             if test_id is None:
-                match = _SUMMARY_LINES.match("\n" + line)
+                match = _SUMMARY_LINES.of(line).match("\n" + line)
                 if match is None:
                     continue
                 if match[3]:
@@ -351,7 +359,7 @@ def parse_pytest_text(text: str, *, legacy_ids: bool = False) -> ParseResult:
     reader = _Reader(text, legacy_ids)
     region = "progress"
     pos = 0
-    for header in _HEADER_LINE.finditer(text):
+    for header in _HEADER_LINE.of(text).finditer(text):
         reader.read(region, pos, header.start())
         pos = header.end()
         region = reader.header(header.group(0)[1:], header.group("title"))

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from operator import itemgetter
 
-from polybench.grading.parsers._text import iter_lines, visible_text
+from polybench.grading.parsers._text import TwoWayPattern, iter_lines, visible_text
 from polybench.grading.parsers.base import ParseResult, Tally, TestStatus, register
 
 # ok / not ok, the test number if any, and the description (directive included).
@@ -253,16 +253,16 @@ class _TapState:
 # A stream without subtests, read from the whole text at once: only lines that start in
 # column 0 can be tests there (a YAML block never hides one), and of the other lines only
 # a version, a plan, a fail count and a bail out change anything. Patterns never cross a
-# line (``[^\S\n]`` is ``\s`` within one).
+# line (``{L}`` is ``\s`` within one).
 # Groups: negation, the text after ``ok``, the number (if any), the description.
-_TOP_TEST_LINES = re.compile(
-    r"\n(not )?ok(?=[^\S\n]|$)((?:[^\S\n]+(\d+)(?=[^\S\n]|$))?([^\n]*))", re.MULTILINE
+_TOP_TEST_LINES = TwoWayPattern(
+    r"\n(not )?ok(?=[{L}]|$)((?:[{L}]+(\d+)(?=[{L}]|$))?([^\n]*))", re.MULTILINE
 )
 _LINE_STATUS = {"": TestStatus.PASSED, "not ": TestStatus.FAILED}
-_TOP_OTHER_LINES = re.compile(
-    r"\n((?:[^\S \t\n][^\S\n]*)?TAP version \d+[^\S\n]*"
-    r"|(?:[^\S \t\n][^\S\n]*)?1\.\.\d+[^\S\n]*(?:#[^\n]*)?"
-    r"|#[^\S\n]*fail(?:ed)?[^\S\n]+\d+[^\S\n]*"
+_TOP_OTHER_LINES = TwoWayPattern(
+    r"\n((?:(?![ \t])[{L}]+)?TAP version \d+[{L}]*"
+    r"|(?:(?![ \t])[{L}]+)?1\.\.\d+[{L}]*(?:#[^\n]*)?"
+    r"|#[{L}]*fail(?:ed)?[{L}]+\d+[{L}]*"
     r"|Bail out![^\n]*)$",
     re.MULTILINE,
 )
@@ -272,13 +272,14 @@ def _read_flat(state: _TapState, text: str) -> None:
     """Read a stream without subtests (see ``_TOP_TEST_LINES``)."""
     text = visible_text(text)
     pos = 0
-    for other in _TOP_OTHER_LINES.finditer(text):
-        tests = _TOP_TEST_LINES.findall(text, pos, other.start())
+    others, lines = _TOP_OTHER_LINES.of(text), _TOP_TEST_LINES.of(text)
+    for other in others.finditer(text):
+        tests = lines.findall(text, pos, other.start())
         if tests:
             state.top_level_run(tests)
         state.feed(other.group(1))
         pos = other.end()
-    tests = _TOP_TEST_LINES.findall(text, pos)
+    tests = lines.findall(text, pos)
     if tests:
         state.top_level_run(tests)
 
