@@ -28,6 +28,7 @@ from polybench.grading.parsers.base import ParseResult, TestStatus, register
 
 _START_KEYS = ("stats", "tests", "passes", "failures", "pending")
 _LIST_KEYS = ("tests", "passes", "failures", "pending")
+_STRINGS = frozenset({str})
 _MENTIONS = (
     ("pending", TestStatus.SKIPPED),
     ("passes", TestStatus.PASSED),
@@ -88,23 +89,23 @@ def _entry_ids(entries: list[Any], with_file: bool) -> list[str] | None:
     """The id of every entry, or None unless each is a dict with a string ``fullTitle``
     (and ``file``)."""
     try:
-        if with_file:
-            ids = [f"{test['file']}->{test['fullTitle']}" for test in entries]
-            files = {type(test["file"]) for test in entries}
-        else:
-            ids = [test["fullTitle"] for test in entries]
-            files = {str}
-        titles = {type(test["fullTitle"]) for test in entries}
+        titles = [test["fullTitle"] for test in entries]
+        files = [test["file"] for test in entries] if with_file else []
     except (KeyError, TypeError):
         return None
-    return ids if titles <= {str} and files <= {str} else None
+    if not _STRINGS.issuperset(map(type, titles)) or not _STRINGS.issuperset(map(type, files)):
+        return None
+    if not with_file:
+        return titles
+    return [f"{file}->{title}" for file, title in zip(files, titles, strict=True)]
 
 
 def _add_plain_report(result: ParseResult, data: dict[str, Any], with_file: bool) -> int | None:
     """Record a report as it usually is, in bulk: every ``tests[]`` entry a test with its
     own id, and ``pending``/``passes``/``failures`` naming each of them at most once, with
-    the status it already has (then pairing the mentions changes nothing). Returns how
-    many entries were read, or None for any other report."""
+    the status it already has (then pairing the mentions changes nothing), or naming a
+    test of their own (a failing hook). Returns how many entries were read, or None for
+    any other report."""
     tests = as_list(data.get("tests"))
     ids = _entry_ids(tests, with_file)
     if ids is None:
@@ -131,13 +132,12 @@ def _add_plain_report(result: ParseResult, data: dict[str, Any], with_file: bool
             return None
         mentioned.update(dict.fromkeys(names, status))
         count += len(names)
-    if (
-        len(recorded) != len(ids)
-        or len(mentioned) != count - len(ids)
-        or not mentioned.items() <= recorded.items()
-    ):
+    if len(recorded) != len(ids) or len(mentioned) != count - len(ids):
         return None
-    result.add_all(list(zip(ids, statuses, strict=True)))
+    if any(test_id in recorded for test_id, _ in mentioned.items() - recorded.items()):
+        return None  # a mention that disagrees with its test
+    extra = [item for item in mentioned.items() if item[0] not in recorded]
+    result.add_all(list(zip(ids, statuses, strict=True)) + extra)
     return count
 
 
