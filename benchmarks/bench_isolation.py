@@ -20,9 +20,12 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository's tests/
 
 from polybench.dataset.builtin import load_builtin, materialise_builtin_repos
 from polybench.dataset.models import Instance, Prediction
@@ -31,46 +34,8 @@ from polybench.environments.provider import LocalProvider
 from polybench.environments.repos import RepoStore
 from polybench.runner.artifacts import InstanceArtifacts
 from polybench.runner.instance import InstanceRunner, RunSettings
-from polybench.sandbox.local import SCRATCH, TESTBED, LocalSandbox, bubblewrap_available
-
-
-class EarlierLayoutSandbox(LocalSandbox):
-    """The local sandbox as it was built before the boundary: ``/`` read-only, hidden
-    folders replaced by empty ones, the harness's user and capabilities."""
-
-    def _hand_over(self, path: Path, recursive: bool = False) -> None:
-        return  # the sandbox ran as the harness's own user
-
-    def _argv(
-        self, command: list[str] | str, cwd: str, env: dict[str, str]
-    ) -> tuple[list[str], tuple[int, ...]]:
-        argv = ["bash", "-c", command] if isinstance(command, str) else list(command)
-        wrapped = ["bwrap"]
-        for entry in sorted(Path("/").iterdir()):
-            if entry.name in {"proc", "dev", "tmp", "testbed", "polybench"}:
-                continue
-            if entry.is_symlink():
-                wrapped += ["--symlink", os.readlink(entry), str(entry)]
-            elif entry.exists():
-                wrapped += ["--ro-bind", str(entry), str(entry)]
-        wrapped += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-        for path in self.plan.hidden:
-            if path.is_dir():
-                wrapped += ["--tmpfs", str(path)]
-        for path in self.plan.read_only:
-            wrapped += ["--ro-bind", str(path), str(path)]
-        wrapped += ["--bind", str(self.checkout), TESTBED, "--bind", str(self.scratch), SCRATCH]
-        wrapped += ["--unshare-pid", "--die-with-parent", "--new-session", "--chdir", cwd]
-        wrapped += ["--unshare-net", "--clearenv"]
-        for key, value in env.items():
-            wrapped += ["--setenv", key, value]
-        return [*wrapped, "--", *argv], ()
-
-
-class EarlierLayoutProvider(LocalProvider):
-    """A :class:`LocalProvider` whose sandboxes are :class:`EarlierLayoutSandbox`."""
-
-    sandbox_type = EarlierLayoutSandbox
+from polybench.sandbox.local import bubblewrap_available
+from tests.helpers.earlier_layout import EarlierLayoutProvider
 
 
 def _evaluate(runner: InstanceRunner, instance: Instance, out: Path) -> float:

@@ -224,8 +224,10 @@ def test_a_sandbox_without_a_way_to_the_proxy_is_refused(
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [
-        ({"agent_command": "true", "backend": "docker"}, "local backend only"),
         ({"agent_command": "   "}, "--agent-command is empty"),
+        ({"agent_mounts": ["/usr"]}, "--agent-mount needs --agent-command"),
+        ({"agent_command": "true", "agent_mounts": ["/etc/hostname"]}, "not a folder"),
+        ({"agent_command": "polybench-no-such-agent --go"}, "'polybench-no-such-agent' is not on"),
         ({"executor": "dask"}, "unknown executor 'dask'"),
         ({"ray_address": "auto"}, "--ray-address needs --executor ray"),
     ],
@@ -253,3 +255,12 @@ def test_the_network_a_command_could_reach_follows_the_isolation() -> None:
     boxed = config.model_copy(update={"backend_options": {"isolation": "bubblewrap"}})
     assert isolation_of(boxed) == "bubblewrap"
     assert network_of(boxed, "bubblewrap").startswith("none: the command reaches only")
+
+
+def test_an_agent_command_in_docker_reaches_only_the_proxy_through_a_mounted_socket() -> None:
+    config = AgentRunConfig(agent=AgentSettings(model="m"), agent_command="true", backend="docker")
+    assert isolation_of(config) == "docker"
+    assert network_of(config, "docker").startswith(
+        "none: the command reaches only the metering proxy, through a Unix socket in a "
+        "folder mounted read-only into its container"
+    )

@@ -57,6 +57,7 @@ def test_eval_rejects_bad_arguments_with_exit_2(tmp_path: Path) -> None:
         (["--memory", "2g"], "--memory applies to the docker backend, not local"),
         (["--backend-option", "colour=blue"], "colour: Extra inputs are not permitted"),
         (["--rule", "lenient"], "--rule strict|official"),
+        (["--canaries", "maybe"], "--canaries on|off"),
     ]
     for extra, message in cases:
         given = extra if "--predictions" in extra else ["--predictions", "gold", *extra]

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -53,3 +54,12 @@ def run_cli(
 
 def read_report(run_dir: Path) -> dict[str, Any]:
     return dict(json.loads((run_dir / "report.json").read_text()))
+
+
+@pytest.fixture
+def agent_folder() -> Iterator[Path]:
+    """A folder for an agent's files that sandboxes can be given (``--agent-mount``): not
+    under the private ``/tmp`` or ``/var/tmp``, readable by the sandbox's user."""
+    with tempfile.TemporaryDirectory(dir=Path.home(), prefix=".polybench-agent-") as folder:
+        Path(folder).chmod(0o755)
+        yield Path(folder)

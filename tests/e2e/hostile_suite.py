@@ -2,7 +2,7 @@
 
 Every attack runs on its own copy of a mini instance (same repository, tests and lists, a
 suffixed id). Next to them, for every instance an attack uses, two controls: the gold
-patch (must resolve, with every canary as planted and nothing detected) and an honest
+patch (must resolve, confirmed by its canary run, nothing detected) and an honest
 wrong patch (must stay unresolved, with nothing detected either: the defences must not
 mistake honest work for tampering).
 """
@@ -14,17 +14,20 @@ from pathlib import Path
 
 from polybench.dataset.models import Instance, Language, Prediction
 from polybench.environments.provider import ReadySandbox, SandboxProvider
-from polybench.grading.canaries import CanaryOutcome
+from polybench.grading.canaries import CanaryOutcome, CanaryStatus
 from polybench.grading.grade import Outcome
 from polybench.grading.result import ErrorKind, InstanceResult, Status
 from polybench.patches.diff import touched_files
 from tests.e2e.attacks import CLASSES, Attack, Context
 from tests.e2e.attacks.environment import ATTACKS as ENVIRONMENT_ATTACKS
+from tests.e2e.attacks.novelty import ATTACKS as NOVELTY_ATTACKS
 from tests.e2e.attacks.reports import ATTACKS as REPORT_ATTACKS
 from tests.e2e.attacks.runtime import ATTACKS as RUNTIME_ATTACKS
 from tests.e2e.hostile import Edit, make_patch
 
-ALL_ATTACKS: list[Attack] = [*REPORT_ATTACKS, *RUNTIME_ATTACKS, *ENVIRONMENT_ATTACKS]
+ALL_ATTACKS: list[Attack] = [
+    *REPORT_ATTACKS, *RUNTIME_ATTACKS, *ENVIRONMENT_ATTACKS, *NOVELTY_ATTACKS
+]  # fmt: skip
 GOLD = "gold"
 HONEST = "honest-wrong"
 _COMMENT = {Language.PYTHON: "#", Language.JAVA: "//"}
@@ -111,6 +114,8 @@ def defences_fired(result: InstanceResult) -> set[str]:
         fired.add("reset" if "test" in record.reason else "reverted")
     if tampering.canaries.tampered:
         fired.add("canary")
+    if tampering.probe.tampered:
+        fired.add("probe")
     if tampering.distrusted_reports:
         fired.add("distrust")
     if any("summary" in reason for reason in tampering.detected):
@@ -143,19 +148,21 @@ def check_attack(attack: Attack, result: InstanceResult) -> str | None:
 def check_control(kind: str, result: InstanceResult) -> str | None:
     """Why a control's outcome is wrong, or None."""
     tampering = result.tampering
-    bad_canaries = [
-        r for r in tampering.canaries.records
-        if r.outcome in (CanaryOutcome.WRONG, CanaryOutcome.MISSING)
-    ]  # fmt: skip
-    if tampering.detected or bad_canaries or tampering.distrusted_reports:
-        return f"{result.instance_id}: honest work flagged: {tampering.detected} {bad_canaries}"
+    canaries = tampering.canaries
+    if (
+        tampering.detected
+        or canaries.tampered
+        or tampering.distrusted_reports
+        or tampering.probe.tampered
+    ):
+        return f"{result.instance_id}: honest work flagged: {tampering.detected} {canaries}"
     if kind == GOLD:
         if result.status is not Status.RESOLVED:
             return f"{result.instance_id}: gold {result.status.value} ({result.reason})"
-        if tampering.canaries.planted and not all(
-            r.outcome is CanaryOutcome.AS_PLANTED for r in tampering.canaries.records
+        if canaries.status is not CanaryStatus.CHECKED or not all(
+            r.outcome is CanaryOutcome.AS_PLANTED for r in canaries.records
         ):
-            return f"{result.instance_id}: gold canaries {tampering.canaries.records}"
+            return f"{result.instance_id}: gold canaries {canaries}"
     elif result.status is not Status.UNRESOLVED:
         return f"{result.instance_id}: honest wrong patch {result.status.value} ({result.reason})"
     return None
@@ -169,7 +176,8 @@ def outcome_text(result: InstanceResult) -> str:
 
 def attack_row(attack: Attack, result: InstanceResult) -> dict[str, str]:
     """One line of the hostile table."""
-    shown = {*attack.stopped_by, "canary", "refused", "reverted", "reset", "distrust", "summary"}
+    shown = {*attack.stopped_by, "canary", "probe", "refused", "reverted", "reset", "distrust",
+             "summary"}  # fmt: skip
     fired = sorted(defences_fired(result) & shown)
     return {
         "attack": f"{attack.name}: {attack.description}",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import sys
 import threading
 from collections import Counter
@@ -48,32 +49,43 @@ class Tally:
         return reply
 
 
+def agent_command(folder: Path) -> list[str]:
+    """``--agent-mount`` and the beginning of ``--agent-command`` for the test agent, put in
+    ``folder`` (the source tree is not in sandboxes)."""
+    shutil.copy(AGENT, folder / AGENT.name)
+    script = shlex.quote(str(folder / AGENT.name))
+    return ["--agent-mount", str(folder), f"{shlex.quote(sys.executable)} {script}"]
+
+
 def agent_run(
-    cache: Path, output: Path, server: ScriptedChatServer, ids: list[str], *extra: str
+    cache: Path,
+    output: Path,
+    server: ScriptedChatServer,
+    ids: list[str],
+    folder: Path,
+    *extra: str,
 ) -> Any:
-    command = (
-        f"{shlex.quote(sys.executable)} {shlex.quote(str(AGENT))} --fail-on {GAVE_UP} "
-        f"--probe {server.url.split('//', 1)[1]}"
-    )
+    *mount, agent = agent_command(folder)
+    command = f"{agent} --fail-on {GAVE_UP} --probe {server.url.split('//', 1)[1]}"
     return run_cli(
         ["agent", "run", "--dataset", "mini", "--model", "scripted-cli",
          "--base-url", server.base_url, "--run-id", "cmd", "--output-dir", str(output),
          "--instance-ids", ",".join(ids), "--workers", "2", "--agent-command", command,
-         *extra],
+         *mount, *extra],
         cache,
         env={"OPENAI_API_KEY": REAL_KEY},
     )  # fmt: skip
 
 
 def test_a_cli_agent_runs_in_the_sandboxes_metered_and_its_patches_evaluate(
-    mini: dict[str, Instance], shared_cache: Path, tmp_path: Path
+    mini: dict[str, Instance], shared_cache: Path, tmp_path: Path, agent_folder: Path
 ) -> None:
     tally = Tally(ScriptedAgent(mini, {IDLE: NOTHING}))
     server = ScriptedChatServer([], responder=tally)
     server.start()
     ids = [SOLVED, IDLE, GAVE_UP]
     try:
-        done = agent_run(shared_cache, tmp_path / "agent", server, ids)
+        done = agent_run(shared_cache, tmp_path / "agent", server, ids, agent_folder)
     finally:
         server.stop()
     assert done.returncode == 0, done.stdout + done.stderr
@@ -171,12 +183,17 @@ def test_a_cli_agent_past_the_wall_clock_ends_time_limit_with_its_changes(
     assert log.startswith("started")
 
 
-def test_an_agent_command_is_refused_on_docker(shared_cache: Path, tmp_path: Path) -> None:
+def test_an_agent_mount_its_sandboxes_cannot_see_is_refused_before_anything_runs(
+    shared_cache: Path, tmp_path: Path
+) -> None:
     done = run_cli(
         ["agent", "run", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
-         "--backend", "docker", "--agent-command", "true", "--output-dir", str(tmp_path)],
+         "--agent-command", "true", "--agent-mount", "/tmp", "--output-dir", str(tmp_path),
+         "--isolation", "bubblewrap"],
         shared_cache,
     )  # fmt: skip
+    if not bubblewrap_available():
+        pytest.skip("bubblewrap cannot run here")
     assert done.returncode == 2
-    assert "local backend only" in done.stderr
+    assert "--agent-mount /tmp" in done.stderr and "their /tmp" in done.stderr
     assert list(tmp_path.iterdir()) == []

@@ -5,8 +5,6 @@ model; records reach ``predictions.jsonl`` in the driver and a rerun resumes."""
 from __future__ import annotations
 
 import json
-import shlex
-import sys
 import uuid
 from pathlib import Path
 from typing import Any
@@ -17,13 +15,13 @@ from polybench.dataset.models import Instance
 from tests.agent.fake_chat import ScriptedChatServer
 from tests.agent.scripted_agent import NOTHING, RATE_LIMITED, USAGE, responder
 from tests.e2e.conftest import read_report, run_cli
+from tests.e2e.test_agent_command import agent_command
 
 pytestmark = [pytest.mark.slow, pytest.mark.ray]
 
 SOLVED = "polybench-mini__timespan-27"
 IDLE = "polybench-mini__timespan-34"
 LIMITED = "polybench-mini__hues-41"
-AGENT = Path(__file__).resolve().parents[1] / "agent" / "cli_agent.py"
 KEY = "sk-ray-run-key"
 
 
@@ -96,18 +94,18 @@ def test_the_built_in_agent_runs_as_ray_tasks_then_evaluates_and_resumes(
 
 
 def test_an_agent_command_runs_as_ray_tasks_with_a_proxy_on_the_worker(
-    mini: dict[str, Instance], shared_cache: Path, tmp_path: Path
+    mini: dict[str, Instance], shared_cache: Path, tmp_path: Path, agent_folder: Path
 ) -> None:
     pytest.importorskip("ray")
     server = ScriptedChatServer([], responder=responder(mini, {IDLE: NOTHING}))
     server.start()
-    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(AGENT))}"
+    *mount, command = agent_command(agent_folder)
     try:
         done = run_cli(
             ["agent", "run", "--dataset", "mini", "--model", "scripted-ray",
              "--base-url", server.base_url, "--run-id", "ray-cmd", "--output-dir", str(tmp_path),
              "--instance-ids", f"{SOLVED},{IDLE}", "--executor", "ray", "--workers", "2",
-             "--agent-command", command],
+             "--agent-command", command, *mount],
             shared_cache,
             env=ray_env(),
         )  # fmt: skip

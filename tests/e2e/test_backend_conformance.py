@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from polybench.environments.conformance import ALL_CHECKS, run_conformance
 from polybench.environments.provider import ReadySandbox, SandboxProvider
 from polybench.sandbox.base import ExecResult, Sandbox
 from tests.helpers.docker_fixtures import docker_bases, docker_settings  # noqa: F401
+from tests.helpers.unprivileged import needs_root, run_unprivileged, work_folder
 
 PLUGIN = Path(__file__).resolve().parents[1] / "plugins" / "dirbox"
 EVERY_CHECK = {*ALL_CHECKS, "cleanup"}
@@ -219,3 +221,36 @@ def test_a_backend_from_another_package_is_found_checked_and_runs_instances(
             folder = tmp_path / "runs" / run_id / "instances" / instance_id
             result = json.loads((folder / "result.json").read_text())
             assert (result["status"], result["backend"]) == (expected, "dirbox")
+
+
+@pytest.mark.slow
+@needs_root
+def test_the_local_backend_is_a_boundary_when_an_unprivileged_user_runs_the_harness(
+    tmp_path: Path,
+) -> None:
+    work = work_folder(tmp_path)
+    done = run_unprivileged([sys.executable, "-m", "polybench", "backends", "check", "local"], work)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    for name in BOUNDARY_CHECKS:
+        assert re.search(rf"{name}\s+.\s+passed", done.stdout), done.stdout
+    assert "backend local (isolation bubblewrap) conforms" in done.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.geteuid() != 0, reason="the earlier layout kept root's capabilities")
+def test_the_boundary_checks_fail_where_the_boundary_is_missing(cache_env: Path) -> None:
+    """The local sandbox as it was built before (``/`` read-only, answers hidden, root's
+    capabilities kept) fails the checks of what it let through: the checks can fail."""
+    from tests.helpers.earlier_layout import EarlierLayoutBackend
+
+    register_backend(EarlierLayoutBackend())
+    report = run_conformance(ProviderSettings(backend="earlier-layout"), only=list(BOUNDARY_CHECKS))
+    statuses = {check.name: check.status for check in report.checks}
+    assert {name for name, status in statuses.items() if status == "failed"} == {
+        "boundary-capabilities",
+        "boundary-mounts",
+        "boundary-sockets",
+        "boundary-harness-paths",
+    }, [(c.name, c.detail) for c in report.checks]
+    # Its writes were refused (read-only binds), which the mount check shows it could undo.
+    assert statuses["boundary-writes"] == "passed"

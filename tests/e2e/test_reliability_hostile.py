@@ -193,11 +193,16 @@ def test_hostile_predictions_are_contained_and_the_run_goes_on(
 
     def writes(result: InstanceResult, log: str) -> str:
         _unresolved_f2p()(result, log)
-        own = f"{run_dir.resolve()}/instances/{result.instance_id}/result.json"
-        assert f"PB-ATTACK write blocked for {own}: OSError(30, 'Read-only file system')" in log
-        assert log.count("PB-ATTACK write blocked for") == len(outside) + 1, log[-3000:]
+        # Each target is refused (read-only, or absent from the sandbox) or lands in the
+        # sandbox's private /var/tmp; none reaches this machine. The run folder is not in
+        # the sandbox, so its result.json is seldom even found.
+        tried = log.count("PB-ATTACK write blocked for") + log.count("PB-ATTACK wrote ")
+        assert tried >= len(outside), log[-3000:]
         assert not [path for path in outside if Path(path).exists()]
-        return f"read-only outside /testbed, own result.json not forged; {_brief(result)}"
+        return (
+            "nothing written outside /testbed reaches the host, own result.json not "
+            f"forged; {_brief(result)}"
+        )
 
     attacks = [
         Attack("network", "package import connects to a server on the host (loopback and "

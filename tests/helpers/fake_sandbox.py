@@ -272,7 +272,10 @@ class FakeSandbox:
 class FakeProvider:
     """A :class:`~polybench.environments.provider.SandboxProvider` that hands out one
     prepared :class:`FakeSandbox` (with no environment: recipe ``none``), or raises
-    ``error`` (a :class:`ProvisionError` of some kind, or a :class:`SandboxError`)."""
+    ``error`` (a :class:`ProvisionError` of some kind, or a :class:`SandboxError`).
+
+    With ``fresh``, every call after the first gets a new sandbox from it (a canary run
+    needs a checkout of its own); :attr:`sandboxes` lists them in the order handed out."""
 
     name = "fake"
 
@@ -280,17 +283,22 @@ class FakeProvider:
         self,
         sandbox: FakeSandbox | None = None,
         error: ProvisionError | SandboxError | None = None,
+        fresh: Callable[[], FakeSandbox] | None = None,
     ) -> None:
         if (sandbox is None) == (error is None):
             raise ValueError("give a sandbox or an error, not both")
         self.sandbox = sandbox
         self.error = error
+        self.fresh = fresh
         self.provided: list[Instance] = []
+        self.sandboxes: list[FakeSandbox] = []
 
     def provide(self, instance: Instance) -> ReadySandbox:
-        """The sandbox (the same one on every call), or the error."""
+        """The sandbox (or a fresh one after the first call, with ``fresh``), or the error."""
         self.provided.append(instance)
         if self.error is not None:
             raise self.error
         assert self.sandbox is not None
-        return ReadySandbox(self.sandbox, PreparedEnvironment(recipe="none", env_dir=None))
+        sandbox = self.fresh() if self.fresh is not None and self.sandboxes else self.sandbox
+        self.sandboxes.append(sandbox)
+        return ReadySandbox(sandbox, PreparedEnvironment(recipe="none", env_dir=None))

@@ -16,7 +16,14 @@ from rich.console import Console
 
 from polybench.cli.eval_cmd import results_table
 from polybench.dataset.models import Instance
-from polybench.grading.canaries import CanaryCheck, CanaryOutcome, CanaryRecord
+from polybench.grading.canaries import (
+    CanaryCheck,
+    CanaryOutcome,
+    CanaryRecord,
+    CanaryStatus,
+    detection_probability,
+)
+from polybench.grading.probe import ProbeCheck, ProbeFinding, ProbeStatus
 from polybench.grading.result import InstanceResult
 from polybench.grading.tampering import Flag, PathRecord, Tampering
 from polybench.report.build import build_report
@@ -38,12 +45,15 @@ def instances() -> dict[str, Instance]:
     return {i.instance_id: i for i in dataset()}
 
 
-def _canaries(*outcomes: CanaryOutcome) -> CanaryCheck:
+def _canaries(*outcomes: CanaryOutcome, status: str = "checked") -> CanaryCheck:
     records = [
-        CanaryRecord(file="tests/test_x.py", expect="fail", outcome=o, observed="passed")
+        CanaryRecord(file="tests/test_x.py", test="test_x", outcome=o, observed="passed")
         for o in outcomes
     ]
-    return CanaryCheck(planted=len(records), records=records)
+    probability = detection_probability(1) if status == "checked" else 0.0
+    return CanaryCheck(
+        status=CanaryStatus(status), records=records, detection_probability=probability, runs=1
+    )
 
 
 # --- one instance under both rules ----------------------------------------------------------
@@ -139,8 +149,13 @@ def _tampered_results() -> list[InstanceResult]:
             tampering=Tampering(
                 refused=[PathRecord(path="conftest.py", reason="test root")],
                 canaries=_canaries(CanaryOutcome.AS_PLANTED, CanaryOutcome.WRONG),
+                probe=ProbeCheck(
+                    status=ProbeStatus.READ,
+                    processes=1,
+                    findings=[ProbeFinding(name="_pytest.reports.TestReport.__init__", by="m.py")],
+                ),
                 distrusted_reports=["the report was cut short"],
-                detected=["planted canary tests did not end as planted"],
+                detected=["1 armed F2P test(s) passed in the canary run"],
             ),
         ),
         graded(
@@ -150,20 +165,25 @@ def _tampered_results() -> list[InstanceResult]:
             official=False,
             tampering=Tampering(truncated_bytes=512, detected=["the output was cut"]),
         ),
-        # A canary whose file did not run is not tampering.
-        graded("b-2", tampering=Tampering(canaries=_canaries(CanaryOutcome.NOT_RUN))),
+        # A canary run that could not answer is not tampering: the verdict stands.
+        graded(
+            "b-2",
+            tampering=Tampering(canaries=_canaries(CanaryOutcome.NOT_RUN, status="unavailable")),
+        ),
     ]
 
 
 def test_defences_count_instances_per_defence() -> None:
     results = _tampered_results()
     assert defences_of(results[0]) == ["reverted", "flagged"]
-    assert defences_of(results[3]) == []
+    assert defences_of(results[3]) == ["canaries_unavailable"]
     counts = count_defences(results)
     assert {key: counts.count(key) for key in DEFENCES} == {
         "reverted": 1,
         "refused": 1,
         "canaries_tampered": 1,
+        "canaries_unavailable": 1,
+        "framework_changed": 1,
         "distrusted": 1,
         "truncated": 1,
         "flagged": 1,
@@ -171,6 +191,10 @@ def test_defences_count_instances_per_defence() -> None:
     }
     assert counts.ids["detected"] == ["a-2", "b-1"]
     assert counts.ids["canaries_tampered"] == ["a-2"]
+    assert counts.ids["canaries_unavailable"] == ["b-2"]
+    assert counts.canaries.statuses == {"checked": 1, "off": 2, "unavailable": 1}
+    assert counts.canaries.detection_per_instance == 0.75
+    assert counts.canaries.detection_per_run == 0.75
 
 
 # --- polybench eval: report.json and the lines under the table -------------------------------
@@ -180,7 +204,7 @@ def _summary(instances: dict[str, Instance]) -> RunSummary:
     results = {r.instance_id: r for r in _tampered_results()}
     results["c-1"] = graded("c-1", "unresolved", strict=False, official=True, p2p={"p": "missing"})
     results["c-2"] = graded("c-2", "empty_patch")
-    return build_summary("run-1", list(instances.values()), results)
+    return build_summary("run-1", list(instances.values()), results, canaries="on")
 
 
 def test_run_summary_keeps_its_keys_and_adds_both_rules_and_defences(
@@ -221,8 +245,10 @@ def test_lines_under_the_eval_table(instances: dict[str, Instance]) -> None:
         "follow the strict rule",
         "the rules disagree on 1 instance:",
         "  c-1: resolved officially, not strictly: P2P test p missing: counts as fine officially",
-        "defences (instances): reverted 1, refused 1, canaries tampered 1, distrusted 1, "
-        "truncated 1, flagged 1, detected 2",
+        "defences (instances): reverted 1, refused 1, canaries tampered 1, canaries "
+        "unavailable 1, framework changed 1, distrusted 1, truncated 1, flagged 1, detected 2",
+        "canaries (instances): checked 1, off 4, unavailable 1; detection probability per "
+        "checked instance >= 0.75, per run >= 0.7500",
         "tampering detected in 2 instances (not resolved under any rule): a-2, b-1",
     ]
 
@@ -280,6 +306,7 @@ def test_report_has_both_pass_rates_the_disagreements_and_the_defences(report: R
     assert records["a-2"].defences == [
         "refused",
         "canaries_tampered",
+        "framework_changed",
         "distrusted",
         "detected",
     ]
@@ -296,7 +323,8 @@ def test_markdown_shows_both_rules_and_the_defences(report: Report) -> None:
         in rules
     )
     defences = markdown.split("## Defences", 1)[1].split("\n## ", 1)[0]
-    assert "| agent | 5 | 1 | 1 | 1 | 1 | 1 | 1 | 2 |" in defences
+    assert "| agent | 5 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 2 |" in defences
+    assert "- agent: canaries (instances): checked 1, off 3, unavailable 1;" in defences
     assert "- agent: a-2, b-1" in defences
 
 

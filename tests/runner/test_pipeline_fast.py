@@ -22,13 +22,14 @@ from polybench.dataset.materialise import materialise_tree
 from polybench.dataset.models import Instance, Language, Prediction
 from polybench.environments.errors import ProvisionError
 from polybench.environments.manager import EnvironmentSetupError, EnvironmentUnavailable
-from polybench.grading.canaries import CanaryOutcome, canaries_from_json
+from polybench.grading.canaries import CanaryOutcome, CanaryStatus
 from polybench.grading.grade import Outcome
 from polybench.grading.parsers.registry import parse_log
 from polybench.grading.result import ErrorKind, InstanceResult, Status
 from polybench.runner.artifacts import InstanceArtifacts
 from polybench.runner.instance import InstanceRunner, RunSettings
 from polybench.sandbox.base import ExecResult, Sandbox, SandboxError
+from polybench.sandbox.cancel import Cancelled
 from polybench.sandbox.eval_script import END_MARKER, START_MARKER
 from tests.helpers.fake_sandbox import (
     ExecCall,
@@ -443,9 +444,33 @@ def test_a_test_run_that_times_out_is_a_timeout_error(
 # --- canaries -----------------------------------------------------------------------------
 
 
-def test_canaries_are_planted_before_the_run_and_an_honest_run_resolves(
-    instance: Instance, sandbox: FakeSandbox, artifacts: InstanceArtifacts
+def _fresh(repo: tuple[Path, str], tmp_path: Path, run: object) -> Callable[[], FakeSandbox]:
+    """New sandboxes of the repository whose test run is scripted with ``run``."""
+
+    def make() -> FakeSandbox:
+        box = FakeSandbox.from_repo(repo[0], repo[1], tmp_path / "sandboxes")
+        box.script_test_run(run)  # type: ignore[arg-type]
+        return box
+
+    return make
+
+
+def _canaries_first(first: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fix the random order of the graded and the canary run."""
+    monkeypatch.setattr("polybench.runner.instance.canary_goes_first", lambda _rng: first)
+
+
+@pytest.mark.parametrize("canary_first", [False, True], ids=["graded-first", "canary-first"])
+def test_a_canary_run_in_a_sandbox_of_its_own_confirms_an_honest_resolved_verdict(
+    canary_first: bool,
+    instance: Instance,
+    sandbox: FakeSandbox,
+    repo: tuple[Path, str],
+    tmp_path: Path,
+    artifacts: InstanceArtifacts,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    _canaries_first(canary_first, monkeypatch)
     seen: list[str] = []
 
     def run(box: FakeSandbox) -> ScriptedRun:
@@ -453,37 +478,154 @@ def test_canaries_are_planted_before_the_run_and_an_honest_run_resolves(
         return honest_run(box)
 
     sandbox.script_test_run(run)
+    provider = FakeProvider(sandbox, fresh=_fresh(repo, tmp_path, run))
     settings = RunSettings(timeout=30, canaries=True)
-    result = evaluate(instance, FakeProvider(sandbox), artifacts, settings=settings)
+    result = evaluate(instance, provider, artifacts, settings=settings)
 
-    canaries = canaries_from_json(artifacts.read_text("canaries.json"))
-    assert sorted(c.expect for c in canaries) == ["fail", "fail", "pass"]
-    assert seen[0] != TESTS_PATCHED and "def test_add_two():" in seen[0]
-    assert all(f"def {c.name}(" in seen[0] for c in canaries)
-    # The must-fail canary failed for real (exit 1); it is not a test of the instance.
-    assert result.status is Status.RESOLVED and result.test_exit_code == 1
+    assert result.status is Status.RESOLVED, result.reason
+    assert len(provider.sandboxes) == 2 and provider.sandboxes[0] is not provider.sandboxes[1]
+    armed = TESTS_PATCHED.replace("add(2, 3) == 5", "add(2, 3) != 5")
+    # The graded run saw exactly the repository's tests; the canary run the armed copy.
+    assert seen == ([armed, TESTS_PATCHED] if canary_first else [TESTS_PATCHED, armed])
     check = result.tampering.canaries
-    assert check.planted == 3
-    assert [r.outcome for r in check.records] == [CanaryOutcome.AS_PLANTED] * 3
+    assert check.status is CanaryStatus.CHECKED and check.runs == 1
+    assert [(r.test, r.form, r.outcome) for r in check.records] == [
+        ("test_add_two", "python ==", CanaryOutcome.AS_PLANTED)
+    ]
+    assert check.detection_probability == 0.75
+    assert artifacts.path("canary_output.txt").exists()
     assert sorted(result.log_passed_tests or []) == [F2P, P2P]
-    assert result.log_failed_tests == []
 
 
-def test_a_report_that_leaves_the_canaries_out_is_tampering(
-    instance: Instance, sandbox: FakeSandbox, artifacts: InstanceArtifacts
+def test_a_report_that_passes_the_armed_test_in_the_canary_run_is_tampering(
+    instance: Instance,
+    sandbox: FakeSandbox,
+    repo: tuple[Path, str],
+    tmp_path: Path,
+    artifacts: InstanceArtifacts,
 ) -> None:
     sandbox.script_test_run(ScriptedRun(stdout=ALL_PASS))
+    provider = FakeProvider(sandbox, fresh=_fresh(repo, tmp_path, ScriptedRun(stdout=ALL_PASS)))
     settings = RunSettings(timeout=30, canaries=True)
-    result = evaluate(instance, FakeProvider(sandbox), artifacts, settings=settings)
+    result = evaluate(instance, provider, artifacts, settings=settings)
 
     assert result.status is Status.UNRESOLVED
     assert result.reason.startswith(
-        "tampering detected: planted canary tests did not end as planted: "
+        "tampering detected: 1 armed F2P test(s) passed in the canary run although an "
+        "assertion of each was inverted: test_add_two (tests/test_calc.py:9, python ==)"
     )
-    assert "a must-fail canary missing (absent)" in result.reason
-    assert "a must-pass canary missing (absent)" in result.reason
-    outcomes = [r.outcome for r in result.tampering.canaries.records]
-    assert outcomes == [CanaryOutcome.MISSING] * 3
+    assert result.tampering.canaries.tampered
+    assert result.strict_resolved is False and result.official_resolved is False
+
+
+@pytest.mark.parametrize("canary_first", [False, True], ids=["graded-first", "canary-first"])
+def test_no_canary_answer_is_recorded_when_the_graded_run_does_not_resolve(
+    canary_first: bool,
+    instance: Instance,
+    sandbox: FakeSandbox,
+    repo: tuple[Path, str],
+    tmp_path: Path,
+    artifacts: InstanceArtifacts,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # An honest wrong patch whose armed test happens to pass (the inverted assertion is
+    # the one the unfixed code fails): nothing to confirm, nothing flagged.
+    _canaries_first(canary_first, monkeypatch)
+    sandbox.script_test_run(honest_run)
+    provider = FakeProvider(sandbox, fresh=_fresh(repo, tmp_path, honest_run))
+    harmless = diff("notes.txt", None, "looked at it\n")
+    settings = RunSettings(timeout=30, canaries=True)
+    result = evaluate(instance, provider, artifacts, patch=harmless, settings=settings)
+
+    assert result.status is Status.UNRESOLVED
+    check = result.tampering.canaries
+    assert check.status is CanaryStatus.NOT_NEEDED and not check.records
+    assert not result.tampering.detected
+    assert len(provider.sandboxes) == (2 if canary_first else 1)
+
+
+TESTS_TWO_ASSERTIONS = TESTS_BASE + (
+    "\n\ndef test_add_two():\n    assert add(2, 3) == 5\n    assert add(3, 3) == 6\n"
+)
+
+
+@pytest.mark.parametrize("second_assertion", [False, True], ids=["one", "two"])
+def test_a_build_the_armed_line_broke_is_retried_without_it_and_the_verdict_stands(
+    second_assertion: bool,
+    repo: tuple[Path, str],
+    tmp_path: Path,
+    artifacts: InstanceArtifacts,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _canaries_first(False, monkeypatch)
+    tests = TESTS_TWO_ASSERTIONS if second_assertion else TESTS_PATCHED
+    instance = make_instance(repo[1], test_patch=diff(TEST_FILE, TESTS_BASE, tests))
+
+    def strict_lint(box: FakeSandbox) -> ScriptedRun:
+        # A linter run by the test command rejects `!=` comparisons with a literal.
+        text = (box.checkout / TEST_FILE).read_text()
+        for number, line in enumerate(text.splitlines(), start=1):
+            if "!= 5" in line:
+                return ScriptedRun(
+                    stdout=f"/testbed/{TEST_FILE}:{number}:5: E999 comparison refused\n",
+                    exit_code=1,
+                )
+        return honest_run(box)
+
+    sandbox = FakeSandbox.from_repo(repo[0], repo[1], tmp_path / "sandboxes")
+    sandbox.script_test_run(strict_lint)
+    provider = FakeProvider(sandbox, fresh=_fresh(repo, tmp_path, strict_lint))
+    settings = RunSettings(timeout=30, canaries=True)
+    # The first inversion is the one the linter refuses.
+    monkeypatch.setattr("polybench.grading.canaries.choose", lambda test, _rng: test.inversions[0])
+    result = evaluate(instance, provider, artifacts, settings=settings)
+
+    assert result.status is Status.RESOLVED, result.reason
+    check = result.tampering.canaries
+    assert check.runs == 2 and len(provider.sandboxes) == 3
+    assert f"the armed test at {TEST_FILE}:9 broke the canary run's build" in (check.reason or "")
+    if second_assertion:
+        assert check.status is CanaryStatus.CHECKED
+        assert [(r.line, r.outcome) for r in check.records] == [(10, CanaryOutcome.AS_PLANTED)]
+    else:
+        assert check.status is CanaryStatus.UNAVAILABLE and check.unavailable
+        assert "retried without it" in (check.reason or "")
+        assert not result.tampering.detected
+
+
+def test_a_canary_run_without_a_sandbox_leaves_canaries_unavailable_and_the_verdict(
+    instance: Instance,
+    sandbox: FakeSandbox,
+    artifacts: InstanceArtifacts,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _canaries_first(False, monkeypatch)
+    sandbox.script_test_run(honest_run)
+
+    def no_sandbox() -> FakeSandbox:
+        raise SandboxError("no room for another sandbox")
+
+    provider = FakeProvider(sandbox, fresh=no_sandbox)
+    result = evaluate(instance, provider, artifacts, settings=RunSettings(timeout=30))
+
+    assert result.status is Status.RESOLVED
+    check = result.tampering.canaries
+    assert check.status is CanaryStatus.UNAVAILABLE
+    assert check.reason == "no sandbox for the canary run: no room for another sandbox"
+
+
+def test_with_canaries_off_one_run_is_made_and_the_record_says_so(
+    instance: Instance, sandbox: FakeSandbox, artifacts: InstanceArtifacts
+) -> None:
+    sandbox.script_test_run(honest_run)
+    provider = FakeProvider(sandbox, fresh=lambda: pytest.fail("a second sandbox"))
+    result = evaluate(
+        instance, provider, artifacts, settings=RunSettings(timeout=30, canaries=False)
+    )
+
+    assert result.status is Status.RESOLVED
+    assert result.tampering.canaries.status is CanaryStatus.OFF
+    assert len(provider.sandboxes) == 1
 
 
 def test_the_honest_run_does_not_resolve_a_patch_that_fixes_nothing(
@@ -753,3 +895,22 @@ def test_the_same_configuration_change_outside_the_gold_patch_is_reverted(
 
     assert result.status is Status.UNRESOLVED
     assert [r.path for r in result.tampering.reverted] == ["setup.cfg"]
+
+
+def test_a_cancelled_run_is_not_swallowed_by_the_canary_run(
+    instance: Instance,
+    sandbox: FakeSandbox,
+    artifacts: InstanceArtifacts,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _canaries_first(True, monkeypatch)
+    sandbox.script_test_run(honest_run)
+
+    def cancelled() -> FakeSandbox:
+        raise Cancelled("the run was cancelled")
+
+    provider = FakeProvider(sandbox, fresh=cancelled)
+    # The canary run comes first here and is the second sandbox asked for.
+    provider.sandboxes.append(sandbox)
+    with pytest.raises(Cancelled):
+        evaluate(instance, provider, artifacts, settings=RunSettings(timeout=30))

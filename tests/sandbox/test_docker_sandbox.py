@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import multiprocessing
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -167,3 +168,38 @@ def test_output_of_quick_commands_is_never_lost_under_load(
         for burner in burners:
             burner.join()
         box.cleanup()
+
+
+def test_mounted_folders_are_read_only_with_hidden_paths_masked_and_a_channel(
+    python_base: str, run_label: dict[str, str], tmp_path: Path
+) -> None:
+    shared = tmp_path / "agent"
+    (shared / "bin").mkdir(parents=True)
+    (shared / "bin" / "tool").write_text("tool\n")
+    (shared / "answers").mkdir()
+    (shared / "answers" / "gold.diff").write_text("the fix\n")
+    (shared / "notes.txt").write_text("secret\n")
+    channel = tmp_path / "channel"
+    channel.mkdir()
+    (channel / "here").write_text("from the harness\n")
+    box = DockerSandbox.create(
+        python_base,
+        ContainerLimits(),
+        run_label,
+        read_only_paths=(shared,),
+        channel=channel,
+        hidden_paths=(shared / "answers", shared / "notes.txt", tmp_path / "elsewhere"),
+    )
+    try:
+        seen = box.exec(
+            f"cat {shared}/bin/tool; ls -A {shared}/answers | wc -l; wc -c < {shared}/notes.txt; "
+            "cat /run/polybench-channel/here; "
+            f"touch {shared}/bin/new 2>/dev/null || echo refused; "
+            "touch /run/polybench-channel/new 2>/dev/null || echo refused"
+        )
+        assert box.socket_folder() == (channel, "/run/polybench-channel")
+    finally:
+        box.cleanup()
+    assert seen.output.split() == ["tool", "0", "0", "from", "the", "harness", "refused", "refused"]
+    assert not channel.exists()  # the sandbox owned it
+    assert (shared / "answers" / "gold.diff").read_text() == "the fix\n"

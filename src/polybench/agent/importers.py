@@ -4,9 +4,11 @@ Supported kinds and what is read:
 
 ``mini-swe-agent``
     ``preds.json`` (``{instance_id: {model_name_or_path, instance_id, model_patch}}``) and
-    ``<instance_id>.traj.json`` files anywhere below the folder. Tokens are summed over
-    the raw API responses kept in the messages (``extra.response.usage``); ``api_calls``
-    and ``exit_status`` come from ``info``.
+    ``*.traj.json`` files anywhere below the folder, each the trajectory of the instance
+    its ``instance_id`` field names (its batch runner writes one), else of the file's
+    name. Tokens are summed over the raw API responses kept in the messages
+    (``extra.response.usage``, format errors' too); ``api_calls`` and ``exit_status``
+    come from ``info`` (a trajectory saved mid-run has no exit status, and says so).
 ``swe-agent``
     ``preds.json`` (same shape; a list is accepted too) or ``all_preds.jsonl``, and
     ``<instance_id>.traj`` files below the folder, whose ``info.model_stats`` holds
@@ -194,14 +196,16 @@ def _import_trajectory_runs(path: Path, form: _TrajectoryFormat) -> ImportResult
         preds_file = next(
             (root / name for name in form.preds_files if (root / name).is_file()), None
         )
-    trajectories: dict[str, Path] = {}
+    trajectories: dict[str, tuple[Path, Any]] = {}
     for found in sorted(root.rglob(f"*{form.suffix}")):
-        instance_id = found.name[: -len(form.suffix)]
+        data = _read_json(found, result)
+        named = data.get("instance_id") if isinstance(data, dict) else None
+        instance_id = named if isinstance(named, str) and named else found.name[: -len(form.suffix)]
         if instance_id in trajectories:
             result.problems.append(
                 ImportProblem(instance_id, f"several trajectories; using {found}")
             )
-        trajectories[instance_id] = found
+        trajectories[instance_id] = (found, data)
     if preds_file is None and not trajectories:
         raise FileNotFoundError(
             f"no {' or '.join(form.preds_files)} and no *{form.suffix} files under {root}"
@@ -212,8 +216,7 @@ def _import_trajectory_runs(path: Path, form: _TrajectoryFormat) -> ImportResult
             ImportProblem(str(root), "no predictions file; patches come from the trajectories")
         )
     for instance_id in sorted(set(preds) | set(trajectories)):
-        traj_path = trajectories.get(instance_id)
-        traj = _read_json(traj_path, result) if traj_path is not None else None
+        traj_path, traj = trajectories.get(instance_id, (None, None))
         if traj_path is None:
             result.problems.append(ImportProblem(instance_id, "no trajectory: usage unknown"))
         elif traj is not None and not isinstance(traj, dict):
@@ -258,13 +261,17 @@ def _trajectory_prediction(
     if api_calls is None and traj is not None:
         api_calls = form.count_calls(traj)
     exit_status = _dig(info, "exit_status")
+    if traj is not None and not exit_status:
+        result.problems.append(
+            ImportProblem(instance_id, "the trajectory did not end (saved mid-run)")
+        )
     return _prediction(
         instance_id,
         patch,
         model,
         usage,
         api_calls,
-        exit_status if isinstance(exit_status, str) else None,
+        exit_status if isinstance(exit_status, str) and exit_status else None,
     )
 
 

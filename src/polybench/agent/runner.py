@@ -19,6 +19,7 @@ here, as they arrive.
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -33,6 +34,7 @@ from polybench.agent.command import COMMAND_ISOLATIONS, CommandAgent, CommandEnd
 from polybench.agent.loop import run_episode
 from polybench.agent.preflight import EndpointCheckError, check_endpoint
 from polybench.agent.proxy import MeteringProxy
+from polybench.agent.reach import unreachable_program
 from polybench.agent.sandboxed import SandboxWorkspace, TakenPatch, take_patch
 from polybench.agent.settings import AgentSettings
 from polybench.agent.trajectory import Episode, write_trajectory
@@ -58,6 +60,7 @@ from polybench.runner.run import safe_dir_name
 from polybench.runner.spec import build_spec
 from polybench.runner.steps import harness_env, prepare, python_facts
 from polybench.sandbox.base import SandboxError
+from polybench.sandbox.boundary import current_boundary
 from polybench.seal import read_sealed, write_sealed
 
 PREDICTIONS_FILE = "predictions.jsonl"
@@ -90,6 +93,9 @@ class AgentRunConfig(BaseModel):
     split: str = "test"
     agent_command: str | None = None
     """A shell command run in each sandbox instead of the built-in loop (None: built-in)."""
+    agent_mounts: list[Path] = Field(default_factory=list)
+    """Folders of this machine the agent command's sandboxes see read-only, at the same
+    paths (its installation; a venv's base Python)."""
     executor: str = "local"
     ray_address: str | None = None
     ray_cpus_per_task: float = Field(1.0, gt=0)
@@ -278,8 +284,22 @@ def _settings(config: AgentRunConfig, run_dir: Path, repo_dir: Path | None) -> P
         options=options,
         hide=answer_paths(config.dataset, config.output_dir, repo_dir),
         history=config.history,
-        mounts=relay_mounts() if config.agent_command is not None else [],
+        mounts=command_mounts(config),
+        channel=config.agent_command is not None,
     )
+
+
+def command_mounts(config: AgentRunConfig) -> list[Path]:
+    """What an agent command's sandboxes see besides their environment: the relay's Python
+    and ``agent_mounts`` (folders resolved; nothing for the built-in agent)."""
+    if config.agent_command is None:
+        return []
+    found: list[Path] = []
+    for folder in [*relay_mounts(), *config.agent_mounts]:
+        resolved = folder.expanduser().resolve()
+        if resolved not in found:
+            found.append(resolved)
+    return found
 
 
 def isolation_of(config: AgentRunConfig) -> str:
@@ -297,6 +317,12 @@ def network_of(config: AgentRunConfig, isolation: str) -> str:
     """What the agent's commands can reach over the network, in words for records."""
     if isolation == "none":
         return "host: the sandbox is not isolated; commands reach every network this machine does"
+    if config.agent_command is not None and isolation == "docker":
+        return (
+            "none: the command reaches only the metering proxy, through a Unix socket in a "
+            "folder mounted read-only into its container, relayed to 127.0.0.1 of the "
+            "container's own network"
+        )
     if config.agent_command is not None:
         return (
             "none: the command reaches only the metering proxy, through a Unix socket in its "
@@ -312,14 +338,56 @@ def _check(config: AgentRunConfig) -> None:
         )
     if config.ray_address is not None and config.executor != "ray":
         raise AgentInputError("--ray-address needs --executor ray")
-    if config.agent_command is not None:
-        if not config.agent_command.strip():
-            raise AgentInputError("--agent-command is empty")
-        if config.backend != "local":
+    if config.agent_command is not None and not config.agent_command.strip():
+        raise AgentInputError("--agent-command is empty")
+    if config.agent_mounts and config.agent_command is None:
+        raise AgentInputError("--agent-mount needs --agent-command")
+
+
+def _check_readable(folder: Path, resolved: Path) -> None:
+    """A local sandbox's user, when it is not this process's (a harness run as root),
+    reads a mounted folder through the permissions of others."""
+    boundary = current_boundary()
+    if boundary is None or boundary.uid == os.geteuid():
+        return
+    if resolved.stat().st_mode & 0o005 != 0o005:
+        raise AgentInputError(
+            f"--agent-mount {folder}: the sandboxes' user (uid {boundary.uid}) cannot read "
+            f"it; let others read it (chmod o+rx {resolved})"
+        )
+
+
+def _check_reach(config: AgentRunConfig, settings: ProviderSettings) -> None:
+    """Refuse mounts that would show answers, and a command whose program its sandboxes
+    cannot start."""
+    assert config.agent_command is not None
+    backend = get_backend(config.backend)
+    for folder in config.agent_mounts:
+        resolved = folder.expanduser().resolve()
+        if not resolved.is_dir():
+            raise AgentInputError(f"--agent-mount {folder}: not a folder")
+        for secret in settings.hide:
+            if resolved == secret or secret in resolved.parents:
+                raise AgentInputError(
+                    f"--agent-mount {folder}: sandboxes must not see {secret} (it holds "
+                    "answers or results); install or copy the agent elsewhere"
+                )
+        if backend.shows(settings, resolved) is False:
             raise AgentInputError(
-                f"--agent-command runs on the local backend only: a {config.backend} sandbox "
-                "has no network and no other way to the harness's metering proxy"
+                f"--agent-mount {folder}: the {config.backend} backend's sandboxes cannot see "
+                "it there (their /tmp and /var/tmp are their own); install the agent elsewhere"
             )
+        if config.backend == "local" and isolation_of(config) == "bubblewrap":
+            _check_readable(folder, resolved)
+    search_path = os.environ.get("PATH", os.defpath)
+    problem = unreachable_program(
+        config.agent_command,
+        lambda path: backend.shows(settings, path),
+        search_path,
+        image=isolation_of(config) == "docker",
+    )
+    if problem is not None:
+        raise AgentInputError(problem)
 
 
 def run_agents(
@@ -335,27 +403,37 @@ def run_agents(
     run_id = config.run_id or datetime.now().strftime("%Y%m%d-%H%M%S")
     run_dir = (config.output_dir / run_id).expanduser().resolve()
     earlier = earlier_settings(run_dir, config)
+    what = "an agent command" if config.agent_command is not None else "an agent's commands"
+    try:  # first: refusing costs nothing
+        options = get_backend(config.backend).options(config.backend_options)
+        decide_isolation(ProviderSettings(backend=config.backend, options=options), what)
+    except (UnisolatedRefused, UnknownBackend, BackendOptionsError) as exc:
+        raise AgentInputError(str(exc)) from exc
+    # Checked with the settings known before anything is made (the built-in repositories
+    # are written into the cache only once the run may start).
+    settings = _settings(config, run_dir, config.repo_dir)
+    problems = get_backend(config.backend).self_check(settings)
+    if problems:
+        raise AgentInputError(
+            f"the {config.backend} backend cannot run here: {'; '.join(problems)}"
+        )
+    isolation = isolation_of(config)
+    if config.agent_command is not None:
+        if isolation not in COMMAND_ISOLATIONS:
+            raise AgentInputError(
+                f"--agent-command cannot run in {isolation} sandboxes: they have no way to "
+                f"the harness's metering proxy (it runs in {', '.join(COMMAND_ISOLATIONS)})"
+            )
+        _check_reach(config, settings)
+    # The endpoint last of the checks (they cost nothing), and before anything is prepared.
     checked = ""
-    if config.check_endpoint:  # before anything is prepared
+    if config.check_endpoint:
         try:
             checked = check_endpoint(config.agent, tools=config.agent_command is None)
         except EndpointCheckError as exc:
             raise AgentInputError(f"the endpoint check failed: {exc}") from exc
     repo_dir = repo_dir_for(config.dataset, config.repo_dir)
     settings = _settings(config, run_dir, repo_dir)
-    problems = get_backend(config.backend).self_check(settings)
-    if problems:
-        raise AgentInputError(
-            f"the {config.backend} backend cannot run here: {'; '.join(problems)}"
-        )
-    what = "an agent command" if config.agent_command is not None else "an agent's commands"
-    try:
-        decide_isolation(settings, what)
-    except UnisolatedRefused as exc:
-        raise AgentInputError(str(exc)) from exc
-    isolation = isolation_of(config)
-    if config.agent_command is not None and isolation not in COMMAND_ISOLATIONS:
-        raise AgentInputError(f"--agent-command cannot run in {isolation} sandboxes")
     network = network_of(config, isolation)
     run_dir.mkdir(parents=True, exist_ok=True)
     record = {
@@ -476,7 +554,8 @@ def earlier_settings(run_dir: Path, config: AgentRunConfig) -> list[dict[str, An
             "these settings, or --resume-changed to keep its predictions and go on"
         )
     kept = {key: before.get(key) for key in now}
-    return [*history, {**kept, "predictions": len(read_records(run_dir / PREDICTIONS_FILE))}]
+    saved, _ = read_records(run_dir / PREDICTIONS_FILE)
+    return [*history, {**kept, "predictions": len(saved)}]
 
 
 def _run_here(
@@ -573,7 +652,8 @@ def run_one(
         env = harness_env(ready, facts)
         if command is not None:
             log_path = trajectories / f"{instance.instance_id}.agent.log"
-            ending = command.run(ready, instance, env, log_path)
+            outputs = trajectories / f"{instance.instance_id}.output"
+            ending = command.run(ready, instance, env, log_path, outputs)
             taken = take_patch(
                 ready, instance.base_commit, _policy_inputs(ready, instance), environment_paths
             )

@@ -76,13 +76,23 @@ def run_command(
         str | None,
         typer.Option(
             help=(
-                "Run this shell command in each sandbox instead of the built-in agent "
-                "(local backend only). It gets OPENAI_BASE_URL (a metering proxy in front of "
-                "--base-url), OPENAI_API_KEY (a per-instance token, never the real key), "
-                "POLYBENCH_MODEL, POLYBENCH_PROBLEM_FILE and POLYBENCH_INSTANCE_ID, runs in "
-                "the repository for at most --wall-clock seconds, and its patch is taken "
-                "from the working tree. Under bubblewrap it has no network but the proxy; "
-                "with --isolation none it reaches every network this machine does."
+                "Run this shell command in each sandbox instead of the built-in agent. It "
+                "gets OPENAI_BASE_URL (a metering proxy in front of --base-url), "
+                "OPENAI_API_KEY (a per-instance token, never the real key), POLYBENCH_MODEL, "
+                "POLYBENCH_PROBLEM_FILE, POLYBENCH_INSTANCE_ID and POLYBENCH_OUTPUT_DIR (kept "
+                "in the run folder), runs in the repository for at most --wall-clock seconds, "
+                "and its patch is taken from the working tree. Under bubblewrap and in Docker "
+                "it has no network but the proxy; with --isolation none it reaches every "
+                "network this machine does."
+            )
+        ),
+    ] = None,
+    agent_mount: Annotated[
+        list[Path] | None,
+        typer.Option(
+            help=(
+                "A folder the agent command's sandboxes see read-only at the same path: its "
+                "installation (a venv, and the Python the venv was made with). Repeatable."
             )
         ),
     ] = None,
@@ -149,6 +159,7 @@ def run_command(
             force=force,
             split=split,
             agent_command=agent_command,
+            agent_mounts=agent_mount or [],
             executor=executor,
             ray_address=ray_address,
             ray_cpus_per_task=ray_cpus_per_task,

@@ -175,6 +175,13 @@ def eval_command(
     rule: Annotated[
         str, typer.Option(help="'strict' (default) or 'official': the rule that sets statuses.")
     ] = "strict",
+    canaries: Annotated[
+        str,
+        typer.Option(
+            help="'on' (default): confirm each resolved verdict with a canary run; 'off': "
+            "one run per instance, as the official harness."
+        ),
+    ] = "on",
     max_patch_bytes: Annotated[
         int, typer.Option(help="Predictions with a larger patch are rejected.")
     ] = DEFAULT_MAX_PATCH_BYTES,
@@ -191,8 +198,15 @@ def eval_command(
     """
     from polybench.runner.api import EvalConfig, ExitCode
 
-    if output_format not in ("native", "official") or rule not in ("strict", "official"):
-        err_console.print("[red]error:[/red] --format is native|official, --rule strict|official")
+    if (
+        output_format not in ("native", "official")
+        or rule not in ("strict", "official")
+        or canaries not in ("on", "off")
+    ):
+        err_console.print(
+            "[red]error:[/red] --format is native|official, --rule strict|official, "
+            "--canaries on|off"
+        )
         raise typer.Exit(ExitCode.BAD_INPUT)
     flags = {
         "isolation": isolation, "memory": memory, "cpus": cpus, "pids": pids_limit,
@@ -222,6 +236,7 @@ def eval_command(
             max_patch_bytes=max_patch_bytes,
             split=split,
             rule=rule,  # type: ignore[arg-type]
+            canaries=canaries == "on",
             command=["polybench", *sys.argv[1:]],
         )
     except (BackendChoiceError, ValueError) as exc:

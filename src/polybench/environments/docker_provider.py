@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from polybench.dataset.models import Instance
 from polybench.environments.images.manager import ImageManager
@@ -34,22 +37,42 @@ class DockerProvider:
         limits: ContainerLimits | None = None,
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
         history: str = "base",
+        mounts: tuple[Path, ...] = (),
+        channel_parent: Path | None = None,
+        hidden: tuple[Path, ...] = (),
     ) -> None:
         self.images = images
         self.limits = limits or ContainerLimits()
         self.max_output_bytes = max_output_bytes
         self.history = history
+        self.mounts = mounts
+        self.channel_parent = channel_parent
+        """Where each container's channel folder is made (None: containers get none)."""
+        self.hidden = hidden
+        """Paths masked where they lie inside :attr:`mounts`."""
 
     def provide(self, instance: Instance) -> ReadySandbox:
         """Make sure the instance image exists, then start a container from it."""
         started = time.monotonic()
         image = self.images.ensure_instance(instance)
-        sandbox = DockerSandbox.create(
-            image.tag,
-            self.limits,
-            labels={INSTANCE_LABEL: instance.instance_id},
-            max_output_bytes=self.max_output_bytes,
-        )
+        channel = None
+        if self.channel_parent is not None:
+            self.channel_parent.mkdir(parents=True, exist_ok=True)
+            channel = Path(tempfile.mkdtemp(prefix="channel-", dir=self.channel_parent))
+        try:
+            sandbox = DockerSandbox.create(
+                image.tag,
+                self.limits,
+                labels={INSTANCE_LABEL: instance.instance_id},
+                max_output_bytes=self.max_output_bytes,
+                read_only_paths=self.mounts,
+                channel=channel,
+                hidden_paths=self.hidden,
+            )
+        except BaseException:
+            if channel is not None:
+                shutil.rmtree(channel, ignore_errors=True)
+            raise
         # The image's repository may hold commits newer than this instance's base (an
         # environment image shared with later instances, a pulled official image).
         pruned = sandbox.exec(prune_script(instance.base_commit, self.history), timeout=1800)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from polybench.grading.canaries import CanaryCheck
+from polybench.grading.probe import ProbeCheck
 
 
 class PathRecord(BaseModel):
@@ -36,6 +37,7 @@ class Tampering(BaseModel):
     reverted: list[PathRecord] = Field(default_factory=list)
     refused: list[PathRecord] = Field(default_factory=list)
     canaries: CanaryCheck = Field(default_factory=CanaryCheck)
+    probe: ProbeCheck = Field(default_factory=ProbeCheck)
     distrusted_reports: list[str] = Field(default_factory=list)
     truncated_bytes: int = 0
     flags: list[Flag] = Field(default_factory=list)
@@ -52,4 +54,5 @@ class Tampering(BaseModel):
             or self.flags
             or self.detected
             or self.canaries.tampered
+            or self.probe.tampered
         )

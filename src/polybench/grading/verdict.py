@@ -19,7 +19,8 @@ canaries already taken out, and the canaries' check. The rules, in order:
    pass-to-pass test must have passed (or xfailed);
 6. an instance that would be resolved is not when its results cannot be trusted: output
    truncated, a report cut short or malformed, a framework summary that disagrees with
-   the results, or a canary that did not end as planted. That is recorded as tampering.
+   the results, an armed F2P test that passed in the canary run, or a test framework's
+   own function replaced at run time by code under test. That is recorded as tampering.
 
 ``official`` grades as the official harness does (F2P a subset of the passed tests, P2P
 disjoint from the failed ones); the verdict always carries both answers so reports can
@@ -34,10 +35,11 @@ from enum import Enum
 
 from pydantic import BaseModel, Field
 
-from polybench.grading.canaries import CanaryCheck
+from polybench.grading.canaries import CanaryCheck, CanaryOutcome
 from polybench.grading.grade import Outcome, grade
 from polybench.grading.parsers.base import ParseResult
 from polybench.grading.parsers.official import official_lists
+from polybench.grading.probe import ProbeCheck
 from polybench.grading.result import ErrorKind, Status
 
 
@@ -166,7 +168,9 @@ def official_resolved(f2p: list[str], p2p: list[str], parsed: ParseResult) -> bo
     return set(f2p) <= passed and not (set(p2p) & failed)
 
 
-def _untrusted(facts: RunFacts, parsed: ParseResult, canaries: CanaryCheck) -> list[str]:
+def _untrusted(
+    facts: RunFacts, parsed: ParseResult, canaries: CanaryCheck, probe: ProbeCheck | None
+) -> list[str]:
     found = []
     if facts.truncated_bytes:
         found.append(
@@ -178,9 +182,14 @@ def _untrusted(facts: RunFacts, parsed: ParseResult, canaries: CanaryCheck) -> l
     if disagreement is not None:
         found.append(disagreement)
     if canaries.tampered:
-        bad = [r for r in canaries.records if r.outcome.value in ("wrong", "missing")]
-        shown = ", ".join(f"a must-{r.expect} canary {r.outcome.value} ({r.observed})" for r in bad)
-        found.append(f"planted canary tests did not end as planted: {shown}")
+        bad = [r for r in canaries.records if r.outcome is CanaryOutcome.WRONG]
+        shown = ", ".join(f"{r.test} ({r.file}:{r.line}, {r.form})" for r in bad[:3])
+        found.append(
+            f"{len(bad)} armed F2P test(s) passed in the canary run although an assertion "
+            f"of each was inverted: {shown}"
+        )
+    if probe is not None and probe.tampered:
+        found.append(probe.describe())
     return found
 
 
@@ -192,6 +201,7 @@ def decide(
     log: str,
     canaries: CanaryCheck | None = None,
     rule: Rule = Rule.STRICT,
+    probe: ProbeCheck | None = None,
 ) -> Verdict:
     """Apply every rule (see the module docstring) to one instance's run."""
     canaries = canaries or CanaryCheck()
@@ -215,7 +225,7 @@ def decide(
             f"{facts.process_exit_code}: the code under test forged harness output"
         )
         return Verdict(status=Status.UNRESOLVED, reason=reason, detected=[reason])
-    untrusted = _untrusted(facts, parsed, canaries)
+    untrusted = _untrusted(facts, parsed, canaries, probe)
     graded = grade(f2p, p2p, parsed)
     strict_ok = graded.resolved and not untrusted
     official_ok = official_resolved(f2p, p2p, parsed) and not untrusted

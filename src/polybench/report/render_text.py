@@ -189,7 +189,8 @@ def disagreement_lines(run: RunSummary) -> list[str]:
 
 DEFENCES_DESCRIPTION = (
     "Instances each defence against forged verdicts touched: paths of the patch the tamper "
-    "policy reverted or refused, planted canary tests that did not end as planted, test "
+    "policy reverted or refused, armed fail-to-pass tests that passed in the canary run, "
+    "canary runs that could not confirm a resolved verdict (the verdict stands), test "
     "reports that could not be trusted, cut output, non-test changes flagged for reaching "
     "into test-framework internals (a pointer for review; no effect on the verdict), and "
     "instances where tampering was detected (never resolved, under either rule)."
@@ -204,6 +205,11 @@ def defence_cells(report: Report) -> tuple[list[str], list[list[str]]]:
         for run in report.runs
     ]
     return header, rows
+
+
+def canary_lines(report: Report) -> list[str]:
+    """One line per run: its instances per canary status and the detection probabilities."""
+    return [f"{run.label}: {run.defences.canaries.line()}" for run in report.runs]
 
 
 def detected_lines(report: Report) -> list[str]:
@@ -461,6 +467,7 @@ def _defences_markdown(report: Report) -> list[str]:
     detected = detected_lines(report)
     if detected:
         out += ["Tampering detected in:", "", *_notes(detected), ""]
+    out += ["Canary runs:", "", *_notes(canary_lines(report)), ""]
     return out
 
 

@@ -57,6 +57,9 @@ def summary_lines(summary: RunSummary) -> list[str]:
     tampering = summary.tampering.model_dump()
     counts = ", ".join(f"{label} {tampering.get(key, 0)}" for key, label in DEFENCES.items())
     lines.append(f"defences (instances): {counts}")
+    if summary.canaries is not None:
+        canaries = summary.tampering.canaries.line()
+        lines.append(canaries if summary.canaries == "on" else "canaries: off for this run")
     detected = (tampering.get("ids") or {}).get("detected") or []
     if detected:
         lines.append(

@@ -101,6 +101,8 @@ class EvalConfig(BaseModel):
     split: str = "test"
     rule: Literal["strict", "official"] = "strict"
     canaries: bool = True
+    """Confirm every resolved verdict with a canary run (off reproduces official results
+    with one run per instance)."""
     command: list[str] = Field(default_factory=list)
     """The command line that started the run, recorded to tell how to resume it."""
 
@@ -279,6 +281,7 @@ def evaluate(
             ray_address=config.ray_address,
             backend=config.backend,
             rule=config.rule,
+            canaries="on" if config.canaries else "off",
             timeout=config.timeout,
             command=list(config.command),
             backend_settings=get_backend(config.backend).metadata(settings),
@@ -341,6 +344,7 @@ def _summarise(
         predictions=source,
         backend=settings.backend,
         executor=config.executor,
+        canaries="on" if config.canaries else "off",
         isolation=isolations,
         wall_seconds=round(outcome.wall_seconds, 2),
         reused_results=len(outcome.reused),

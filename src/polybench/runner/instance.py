@@ -1,9 +1,10 @@
-"""Evaluate one prediction on one instance: admit the patch, install the tests, plant the
-canaries, run, judge.
+"""Evaluate one prediction on one instance: admit the patch, install the tests, run them,
+judge; and, when the verdict would be resolved, ask the canary run to confirm it.
 
 Every defence runs here, on any backend: the tamper policy (:mod:`.admission`), the test
-patch over a verified base (:func:`.steps.install_tests`), canaries, the environment's own
-tools first, stdout and stderr apart, and the verdict rules of
+patch over a verified base (:func:`.steps.install_tests`), the canary run
+(:mod:`.canary_run`, in a sandbox of its own, before or after the graded run at random),
+the environment's own tools first, stdout and stderr apart, and the verdict rules of
 :mod:`polybench.grading.verdict`. ``result.json`` records all of it.
 """
 
@@ -20,29 +21,34 @@ from dataclasses import dataclass, field
 from polybench.dataset.models import Instance, Language, Prediction
 from polybench.environments.errors import ProvisionError
 from polybench.environments.provider import ReadySandbox, SandboxProvider
-from polybench.grading.canaries import Canary, canaries_json
+from polybench.grading.canaries import CanaryCheck, CanaryStatus
 from polybench.grading.flags import flag_patch
+from polybench.grading.parsers import ParseResult
 from polybench.grading.parsers.official import official_lists
 from polybench.grading.policy import PolicyInputs, command_paths, python_package_dirs
+from polybench.grading.probe import ProbeCheck, ProbeStatus
 from polybench.grading.result import ErrorKind, InstanceResult, Status
 from polybench.grading.testpaths import TestPathRules
 from polybench.grading.verdict import Rule
 from polybench.runner.admission import Admission, PatchRejected, admit
 from polybench.runner.artifacts import InstanceArtifacts
+from polybench.runner.canary_run import CanaryState, canary_run
 from polybench.runner.checkout import base_files, untracked_entries
 from polybench.runner.spec import InstanceSpec, SpecError, build_spec
 from polybench.runner.steps import (
     PythonFacts,
     RestoreFailed,
     TestPatchFailed,
+    TestRun,
     harness_command,
     harness_env,
     install_tests,
     judge,
-    plant,
     prepare,
     python_facts,
+    run_probed,
     run_tests,
+    write_test_files,
 )
 from polybench.sandbox.base import SandboxError
 from polybench.sandbox.cancel import Cancelled
@@ -78,11 +84,39 @@ class _Unresolved(Exception):
 
 
 @dataclass
+class _Probe:
+    """The probe across the runs of one instance: on until it fails once (then off for
+    every later run, so the runs stay alike), and what it saw in all of them."""
+
+    on: bool
+    check: ProbeCheck = field(default_factory=ProbeCheck)
+
+    def add(self, seen: ProbeCheck) -> None:
+        """Merge one run's probe check into the instance's."""
+        check = self.check
+        if seen.status is ProbeStatus.UNAVAILABLE:
+            self.on = False
+            check.status, check.reason = ProbeStatus.UNAVAILABLE, seen.reason
+        elif seen.status is ProbeStatus.READ and check.status is not ProbeStatus.UNAVAILABLE:
+            check.status = ProbeStatus.READ
+        elif check.status is ProbeStatus.OFF:
+            check.status = seen.status
+        check.processes += seen.processes
+        check.findings += [f for f in seen.findings if f not in check.findings]
+
+
+@dataclass
 class _Timer:
     timings: dict[str, float] = field(default_factory=dict)
 
     def measure(self, name: str, started: float) -> None:
         self.timings[name] = round(self.timings.get(name, 0.0) + time.monotonic() - started, 3)
+
+
+def canary_goes_first(rng: random.Random) -> bool:
+    """Which run comes first, at random: the order tells the runs apart no better than a
+    coin."""
+    return rng.random() < 0.5
 
 
 def patch_digest(patch: str) -> str:
@@ -190,6 +224,14 @@ class InstanceRunner:
         except SpecError as exc:
             raise _Infrastructure(ErrorKind.UNKNOWN_PARSER, str(exc)) from exc
         result.parser = spec.parser
+        patch = prediction.model_patch
+        state: CanaryState | None = None
+        # The harness's additions to a run (the canary run, the probe) go together.
+        probe = _Probe(on=self.settings.canaries)
+        if self.settings.canaries:
+            state = CanaryState(random.Random(secrets.randbits(64)))
+            if canary_goes_first(state.rng):
+                self._canary_run(instance, spec, patch, state, artifacts, timer, probe)
         started = time.monotonic()
         log.debug("%s: providing a %s sandbox", instance.instance_id, self.provider.name)
         ready = provide(self.provider, instance, artifacts)
@@ -213,10 +255,73 @@ class InstanceRunner:
         result.environment_reused = ready.environment.reused
         result.environment_rebuilt = ready.environment.rebuilt
         try:
-            self._run_in(ready, spec, prediction.model_patch, artifacts, result, timer)
+            spec_run = self._graded_run(ready, spec, patch, artifacts, result, timer, state, probe)
         finally:
             if not self.settings.keep_sandbox:
                 ready.sandbox.cleanup()
+        started = time.monotonic()
+        unchecked = judge(spec, spec_run)
+        timer.measure("grade", started)
+        verdict = unchecked.verdict
+        would_resolve = verdict.strict_resolved or verdict.official_resolved
+        check = self._canary_answer(
+            instance, spec, patch, state, artifacts, timer, would_resolve, probe
+        )
+        result.tampering.probe = probe.check
+        self._record_verdict(spec, spec_run, unchecked.parsed, check, result)
+
+    def _canary_run(
+        self,
+        instance: Instance,
+        spec: InstanceSpec,
+        patch: str,
+        state: CanaryState,
+        artifacts: InstanceArtifacts,
+        timer: _Timer,
+        probe: _Probe,
+    ) -> None:
+        started = time.monotonic()
+
+        def checkout(ready: ReadySandbox) -> None:
+            self._checkout(ready, spec, patch)
+
+        def run_in(ready: ReadySandbox, texts: dict[str, str]) -> TestRun:
+            return self._run(ready, spec, texts, probe)
+
+        canary_run(
+            spec,
+            state,
+            lambda: provide(self.provider, instance, artifacts),
+            checkout,
+            run_in,
+            artifacts,
+            self.settings.keep_sandbox,
+        )
+        timer.measure("canaries", started)
+
+    def _canary_answer(
+        self,
+        instance: Instance,
+        spec: InstanceSpec,
+        patch: str,
+        state: CanaryState | None,
+        artifacts: InstanceArtifacts,
+        timer: _Timer,
+        would_resolve: bool,
+        probe: _Probe,
+    ) -> CanaryCheck:
+        """The canary run's answer: made now when the graded run would resolve and it was
+        not made first; only asked for when it could change the verdict."""
+        if state is None:
+            return CanaryCheck(status=CanaryStatus.OFF, reason="canaries are off for this run")
+        if not would_resolve:
+            return CanaryCheck(
+                status=CanaryStatus.NOT_NEEDED,
+                reason="the graded run does not resolve: nothing for canaries to confirm",
+            )
+        if not state.done:
+            self._canary_run(instance, spec, patch, state, artifacts, timer, probe)
+        return state.check
 
     def _facts(self, ready: ReadySandbox, spec: InstanceSpec) -> PythonFacts | None:
         if spec.language is not Language.PYTHON:
@@ -228,17 +333,22 @@ class InstanceRunner:
             self._python_facts[key] = python_facts(ready.sandbox, env)
         return self._python_facts[key]
 
+    def _checkout(self, ready: ReadySandbox, spec: InstanceSpec, patch: str) -> None:
+        """Admit the patch and install the tests, as for the graded run (the canary run's
+        checkout); raises what :meth:`_admit` and :func:`install_tests` raise."""
+        admission, at_base = self._admit(ready, spec, patch)
+        if not admission.applied:
+            raise PatchRejected("the patch did not apply")
+        install_tests(ready.sandbox, spec, at_base, admission.restored)
+
     def _admit(
-        self,
-        ready: ReadySandbox,
-        spec: InstanceSpec,
-        patch: str,
-        facts: PythonFacts | None,
-        at_base: set[str],
-        result: InstanceResult,
-        artifacts: InstanceArtifacts,
-    ) -> Admission:
+        self, ready: ReadySandbox, spec: InstanceSpec, patch: str
+    ) -> tuple[Admission, set[str]]:
+        """Admit the patch (the same in both runs): what happened, and the base's files;
+        raises :class:`PatchRejected`."""
         sandbox = ready.sandbox
+        at_base = base_files(sandbox, spec.base_commit)
+        facts = self._facts(ready, spec)
         inputs = PolicyInputs(
             language=spec.language,
             test_rules=TestPathRules(),
@@ -249,8 +359,38 @@ class InstanceRunner:
             protected_modules=facts.modules if facts is not None else frozenset(),
             base_paths=frozenset(at_base),
         )
+        admission = admit(sandbox, patch, inputs, untracked_entries(sandbox), spec.base_commit)
+        return admission, at_base
+
+    def _run(
+        self, ready: ReadySandbox, spec: InstanceSpec, texts: dict[str, str], probe: _Probe
+    ) -> TestRun:
+        """Write ``texts`` (armed, or as they are), put the environment in, run the tests
+        (with the probe, while it works)."""
+        write_test_files(ready.sandbox, texts)
+        prepare(ready)
+        env = harness_env(ready, self._facts(ready, spec))
+        command = harness_command(ready, spec)
+        if not probe.on:
+            return run_tests(ready.sandbox, spec, env, self.settings.timeout, command)
+        run, check = run_probed(ready.sandbox, spec, env, self.settings.timeout, command)
+        probe.add(check)
+        return run
+
+    def _graded_run(
+        self,
+        ready: ReadySandbox,
+        spec: InstanceSpec,
+        patch: str,
+        artifacts: InstanceArtifacts,
+        result: InstanceResult,
+        timer: _Timer,
+        state: CanaryState | None,
+        probe: _Probe,
+    ) -> TestRun:
+        started = time.monotonic()
         try:
-            admission = admit(sandbox, patch, inputs, untracked_entries(sandbox), spec.base_commit)
+            admission, at_base = self._admit(ready, spec, patch)
         except PatchRejected as exc:
             result.tampering.refused = exc.refused
             raise _Unresolved(str(exc)) from exc
@@ -261,26 +401,10 @@ class InstanceRunner:
             raise _Unresolved("the patch did not apply (git apply, git apply --3way, patch)")
         result.patch_applied = True
         result.apply_method = admission.method
-        return admission
-
-    def _run_in(
-        self,
-        ready: ReadySandbox,
-        spec: InstanceSpec,
-        patch: str,
-        artifacts: InstanceArtifacts,
-        result: InstanceResult,
-        timer: _Timer,
-    ) -> None:
-        sandbox = ready.sandbox
-        started = time.monotonic()
-        at_base = base_files(sandbox, spec.base_commit)
-        facts = self._facts(ready, spec)
-        admission = self._admit(ready, spec, patch, facts, at_base, result, artifacts)
         result.patch_files = sorted(admission.kept)
         result.tampering.flags = flag_patch(patch, admission.kept)
         try:
-            install_tests(sandbox, spec, at_base, admission.restored)
+            install_tests(ready.sandbox, spec, at_base, admission.restored)
         except TestPatchFailed as exc:
             artifacts.write_text("test_patch_apply.log", str(exc))
             raise _Infrastructure(
@@ -289,17 +413,13 @@ class InstanceRunner:
         except RestoreFailed as exc:
             result.tampering.detected.append(str(exc))
             raise _Unresolved(f"tampering detected: {exc}") from exc
-        canaries: list[Canary] = []
-        not_planted: str | None = "canaries are off for this run"
-        if self.settings.canaries:
-            canaries, not_planted = plant(sandbox, spec, random.Random(secrets.randbits(64)))
-        prepare(ready)
+        # The files the canary run arms are written here too, unchanged and the same way.
+        texts = state.arming_for(ready, spec).originals if state is not None else {}
         timer.measure("apply", started)
 
         started = time.monotonic()
         log.debug("%s: patch applied by %s; running the tests", spec.instance_id, admission.method)
-        command = harness_command(ready, spec)
-        run = run_tests(sandbox, spec, harness_env(ready, facts), self.settings.timeout, command)
+        run = self._run(ready, spec, texts, probe)
         timer.measure("tests", started)
         artifacts.write_text("eval.sh", run.script)
         artifacts.write_text("test_output.txt", run.executed.output)
@@ -308,14 +428,19 @@ class InstanceRunner:
             artifacts.write_text("test_stderr.txt", run.executed.stderr or "")
         result.test_exit_code = run.marked.exit_code
         result.process_exit_code = run.executed.exit_code
-        if canaries:
-            # For regrading from the logs; never in result.json or any report.
-            artifacts.write_text("canaries.json", canaries_json(canaries))
         result.tampering.truncated_bytes = run.executed.truncated_bytes
+        return run
 
-        started = time.monotonic()
-        judgement = judge(spec, run, canaries, not_planted, Rule(self.settings.rule))
-        timer.measure("grade", started)
+    def _record_verdict(
+        self,
+        spec: InstanceSpec,
+        run: TestRun,
+        parsed: ParseResult,
+        check: CanaryCheck,
+        result: InstanceResult,
+    ) -> None:
+        probe = result.tampering.probe
+        judgement = judge(spec, run, check, Rule(self.settings.rule), parsed, probe)
         verdict = judgement.verdict
         result.log_parsed = judgement.parsed.parsed_anything
         result.log_passed_tests, result.log_failed_tests = official_lists(judgement.parsed)

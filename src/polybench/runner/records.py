@@ -72,6 +72,8 @@ class RunMetadata(BaseModel):
     ray_address: str | None = None
     backend: str | None = None
     rule: str | None = None
+    canaries: str | None = None
+    """``on`` or ``off``: whether canary runs confirmed resolved verdicts."""
     timeout: float | None = None
     command: list[str] = Field(default_factory=list)
     """The command line that started the run (to resume it), when a command did."""
@@ -116,6 +118,8 @@ class RunSummary(BaseModel):
     per_language: dict[str, LanguageCounts] = Field(default_factory=dict)
     input_problems: list[InputProblemRecord] = Field(default_factory=list)
     rule: str | None = None
+    canaries: str | None = None
+    """``on`` or ``off`` (None: a run from before the setting was recorded)."""
     strict_resolved_instances: int = 0
     official_resolved_instances: int = 0
     strict_pass_rate: float = 0.0

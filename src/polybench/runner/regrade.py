@@ -17,7 +17,7 @@ from pathlib import Path
 
 from polybench.dataset.loaders import load_dataset
 from polybench.dataset.models import Instance
-from polybench.grading.canaries import CanaryCheck, canaries_from_json, take_out_canaries
+from polybench.grading.canaries import CanaryCheck, CanaryStatus, armed_from_json, check_armed
 from polybench.grading.parsers import get_parser
 from polybench.grading.parsers.official import official_lists
 from polybench.grading.result import InstanceResult
@@ -26,7 +26,7 @@ from polybench.runner.artifacts import InstanceArtifacts
 from polybench.runner.records import RecordError, read_metadata, read_summary, write_summary
 from polybench.runner.run import load_result, write_result
 from polybench.runner.saved_logs import graded_section
-from polybench.runner.spec import SpecError, build_spec
+from polybench.runner.spec import InstanceSpec, SpecError, build_spec
 from polybench.runner.summary import build_summary
 from polybench.sandbox.eval_script import split_log
 
@@ -69,6 +69,27 @@ def _instances(run_dir: Path, dataset: str | None, split: str) -> dict[str, Inst
     return {i.instance_id: i for i in load_dataset(dataset, split=split)}
 
 
+def _canaries_again(
+    spec: InstanceSpec, check: CanaryCheck, artifacts: InstanceArtifacts
+) -> CanaryCheck:
+    """The armed tests read again from the last canary run's log (kept beside the graded
+    run's), when the canary run checked the instance."""
+    suffix = "" if check.runs <= 1 else f".{check.runs}"
+    log_path = artifacts.path(f"canary_output{suffix}.txt")
+    armed_path = artifacts.path(f"canaries{suffix}.json")
+    if check.status is not CanaryStatus.CHECKED or not log_path.exists():
+        return check
+    armed = armed_from_json(armed_path.read_text()) if armed_path.exists() else []
+    if not armed:
+        return check
+    stdout_path = artifacts.path(f"canary_stdout{suffix}.txt")
+    if spec.report_stream == "stdout" and stdout_path.exists():
+        log_path = stdout_path
+    text = split_log(log_path.read_text()).body
+    records = check_armed(armed, get_parser(spec.parser)(text).statuses)
+    return check.model_copy(update={"records": records})
+
+
 def regrade_result(
     instance: Instance, previous: InstanceResult, artifacts: InstanceArtifacts, rule: Rule
 ) -> InstanceResult:
@@ -82,12 +103,7 @@ def regrade_result(
     stdout = artifacts.read_text("test_stdout.txt") if stdout_path.exists() else None
     marked = split_log(log)
     parsed = get_parser(spec.parser)(graded_section(log, stdout, spec.parser))
-    canary_path = artifacts.path("canaries.json")
-    canaries = canaries_from_json(canary_path.read_text()) if canary_path.exists() else []
-    check = previous.tampering.canaries
-    if canaries:
-        records = take_out_canaries(canaries, parsed)
-        check = CanaryCheck(planted=len(canaries), records=records)
+    check = _canaries_again(spec, previous.tampering.canaries, artifacts)
     facts = RunFacts(
         timed_out=False,
         timeout_seconds=0.0,
@@ -201,6 +217,7 @@ def _rewrite_summary(run_dir: Path, instances: dict[str, Instance], report: Regr
         predictions=old.predictions,
         backend=old.backend,
         executor=old.executor,
+        canaries=old.canaries,
         isolation=old.isolation,
         wall_seconds=old.wall_seconds,
         reused_results=old.reused_results,

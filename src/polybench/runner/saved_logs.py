@@ -18,14 +18,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from polybench.grading.canaries import Canary, canaries_from_json
 from polybench.runner.spec import STDOUT_PARSERS
 from polybench.sandbox.eval_script import split_log
 
 MERGED_LOG = "test_output.txt"
 STDOUT_LOG = "test_stdout.txt"
 STDERR_LOG = "test_stderr.txt"
-CANARIES = "canaries.json"
 RESULT = "result.json"
 _VALIDATION_LOG = re.compile(r"(?:before|after)-\d+\.log")
 
@@ -41,7 +39,6 @@ class SavedReading:
     text: str
     source: Path
     parser: str | None = None
-    canaries: list[Canary] = field(default_factory=list)
     graded_tests: int | None = None
     """How many tests polybench graded from this run (``tests_in_log``), when known."""
     notes: list[str] = field(default_factory=list)
@@ -78,7 +75,8 @@ def _is_merged(path: Path) -> bool:
 
 def read_instance_folder(folder: Path) -> SavedReading:
     """What the grader parsed in an instance folder of a run (``instances/<id>``), with
-    its parser and its canaries, from ``result.json`` and the logs beside it."""
+    its parser, from ``result.json`` and the logs beside it (the graded run holds only
+    the repository's own tests: canaries run apart)."""
     result_path = folder / RESULT
     try:
         result = json.loads(result_path.read_text(encoding="utf-8"))
@@ -111,9 +109,6 @@ def read_instance_folder(folder: Path) -> SavedReading:
                 f"no {STDOUT_LOG} in {folder}: the {parser} report is read from the merged "
                 "log, where stderr can break it or add to it; polybench's answer may differ"
             )
-    canaries_path = folder / CANARIES
-    if canaries_path.is_file():
-        reading.canaries = canaries_from_json(canaries_path.read_text(encoding="utf-8"))
     graded = result.get("tests_in_log")
     reading.graded_tests = graded if isinstance(graded, int) else None
     return reading
@@ -122,12 +117,8 @@ def read_instance_folder(folder: Path) -> SavedReading:
 def read_log_file(path: Path, raw: str, parser: str) -> SavedReading:
     """What the grader parsed of the log file ``path`` (text ``raw``) with ``parser``:
     its marked section, and, for a parser that reads stdout, the stdout kept beside a
-    merged log instead of the merged log; with the canaries of an eval run's folder."""
-    reading = _read_log_file(path, raw, parser)
-    canaries_path = path.with_name(CANARIES)
-    if path.name in (MERGED_LOG, STDOUT_LOG, STDERR_LOG) and canaries_path.is_file():
-        reading.canaries = canaries_from_json(canaries_path.read_text(encoding="utf-8"))
-    return reading
+    merged log instead of the merged log."""
+    return _read_log_file(path, raw, parser)
 
 
 def _read_log_file(path: Path, raw: str, parser: str) -> SavedReading:

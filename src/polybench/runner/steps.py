@@ -12,15 +12,17 @@ import random
 from dataclasses import dataclass, field, replace
 
 from polybench.environments.provider import ReadySandbox
-from polybench.grading.canaries import (
-    Canary,
-    CanaryCheck,
-    plant_canaries,
-    skip_reason,
-    take_out_canaries,
-    test_file_candidates,
-)
+from polybench.grading.canaries import Arming, CanaryCheck, arm, test_file_candidates
 from polybench.grading.parsers import ParseResult, get_parser
+from polybench.grading.probe import (
+    ProbeCheck,
+    ProbeStatus,
+    probe_broke_run,
+    probe_env,
+    probe_sources,
+    read_probe,
+)
+from polybench.grading.testpaths import TestPathRules
 from polybench.grading.verdict import Rule, RunFacts, Verdict, decide
 from polybench.patches.apply import apply_patch
 from polybench.runner.admission import _run
@@ -30,7 +32,6 @@ from polybench.sandbox.base import ExecResult, Sandbox, SandboxError
 from polybench.sandbox.eval_script import MarkedLog, eval_script, split_log
 
 _STEP_TIMEOUT = 300.0
-_CANARY_CANDIDATES = 6
 _CLEAR_BYTECODE = (
     "find . -path ./node_modules -prune -o -name __pycache__ -type d -prune "
     "-exec rm -rf {} + ; find . -path ./node_modules -prune -o -name '*.pyc' -delete"
@@ -140,35 +141,32 @@ def install_tests(
         raise RestoreFailed(f"files put back to the base commit changed again: {shown}")
 
 
-def plant(
-    sandbox: Sandbox, spec: InstanceSpec, rng: random.Random
-) -> tuple[list[Canary], str | None]:
-    """Plant canaries into the files of the F2P tests; returns them, or why none."""
-    reason = skip_reason(spec.test_command)
-    if reason is not None:
-        return [], reason
-    candidates = test_file_candidates(spec.parser, spec.f2p, spec.test_patch_files)
+def test_files(sandbox: Sandbox, spec: InstanceSpec) -> dict[str, str]:
+    """The texts of the files that may hold F2P tests, as the test patch left them."""
     texts: dict[str, str] = {}
-    for path in candidates[:_CANARY_CANDIDATES]:
+    for path in test_file_candidates(spec.parser, spec.f2p, spec.test_patch_files):
         try:
-            raw = sandbox.read_file(f"{sandbox.workdir}/{path}")
-        except (OSError, SandboxError):
+            texts[path] = sandbox.read_file(f"{sandbox.workdir}/{path}").decode("utf-8")
+        except (OSError, SandboxError, UnicodeDecodeError):
             continue
-        try:
-            texts[path] = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-    unittest_style = spec.parser == "unittest" or any(
-        ".py:" not in test_id and test_id.count(":") >= 2 for test_id in spec.f2p
-    )
-    changed, canaries = plant_canaries(
-        texts, list(spec.f2p), spec.test_command, unittest_style, rng
-    )
-    for path, text in changed.items():
+    return texts
+
+
+def arm_tests(
+    sandbox: Sandbox,
+    spec: InstanceSpec,
+    rng: random.Random,
+    exclude: frozenset[tuple[str, int]] = frozenset(),
+) -> Arming:
+    """Arm the F2P tests for the canary run (read from this sandbox's files)."""
+    return arm(test_files(sandbox, spec), list(spec.f2p), rng, exclude)
+
+
+def write_test_files(sandbox: Sandbox, texts: dict[str, str]) -> None:
+    """Write the armed files (the canary run), or the same files unchanged (the graded
+    run), the same way: so the two checkouts differ in the inverted assertions alone."""
+    for path, text in texts.items():
         sandbox.write_file(f"{sandbox.workdir}/{path}", text)
-    if not canaries:
-        return [], "no file of the F2P tests holds a test the harness can imitate"
-    return canaries, None
 
 
 def prepare(ready: ReadySandbox) -> None:
@@ -236,6 +234,43 @@ def run_tests(
     return TestRun(executed, marked, stdout, facts, script)
 
 
+def run_probed(
+    sandbox: Sandbox,
+    spec: InstanceSpec,
+    env: dict[str, str],
+    timeout: float,
+    command: str | None = None,
+) -> tuple[TestRun, ProbeCheck]:
+    """Run the tests with the harness's probe in every Python and Node process, and read
+    what it saw. When the log shows the probe itself failing, the tests run again without
+    it and the probe is unavailable for this run (so it never changes a verdict)."""
+    probe_dir = f"{sandbox.scratch_dir}/probe"
+    out_dir = f"{sandbox.scratch_dir}/probe-out"
+    sandbox.exec(["mkdir", "-p", probe_dir, out_dir])
+    for name, text in probe_sources().items():
+        sandbox.write_file(f"{probe_dir}/{name}", text)
+    probed = probe_env(env, probe_dir, out_dir, sandbox.workdir)
+    run = run_tests(sandbox, spec, probed, timeout, command)
+    broke = probe_broke_run(run.executed.output, probe_dir)
+    if broke is not None:
+        reason = f"the probe failed in this run ({broke}); the tests ran again without it"
+        return run_tests(sandbox, spec, env, timeout, command), ProbeCheck(
+            status=ProbeStatus.UNAVAILABLE, reason=reason
+        )
+    listed = sandbox.exec(["sh", "-c", 'cat "$0"/*.json 2>/dev/null', out_dir], timeout=60)
+    rules = TestPathRules()
+    test_files = set(spec.test_patch_files)
+
+    def dataset_owned(path: str) -> bool:
+        return (
+            path in test_files
+            or path.rsplit("/", 1)[-1] == "conftest.py"
+            or rules.is_test(path, spec.language)
+        )
+
+    return run, read_probe(listed.output.splitlines(), sandbox.workdir, dataset_owned)
+
+
 def read_results(spec: InstanceSpec, run: TestRun) -> ParseResult:
     """Parse a run's log: stdout alone for a structured report there, else both streams."""
     text = split_log(run.stdout).body if spec.report_stream == "stdout" else run.combined_body
@@ -245,15 +280,16 @@ def read_results(spec: InstanceSpec, run: TestRun) -> ParseResult:
 def judge(
     spec: InstanceSpec,
     run: TestRun,
-    canaries: list[Canary],
-    not_planted: str | None,
+    canaries: CanaryCheck | None = None,
     rule: Rule = Rule.STRICT,
+    parsed: ParseResult | None = None,
+    probe: ProbeCheck | None = None,
 ) -> Judgement:
-    """Parse the run's log, take the canaries out, and apply every verdict rule."""
-    parsed = read_results(spec, run)
-    records = take_out_canaries(canaries, parsed)
-    check = CanaryCheck(planted=len(canaries), not_planted_reason=not_planted, records=records)
+    """Parse the run's log (unless ``parsed`` is its parse already) and apply every
+    verdict rule, the canary run's answer included."""
+    parsed = parsed if parsed is not None else read_results(spec, run)
+    check = canaries or CanaryCheck()
     verdict = decide(
-        list(spec.f2p), list(spec.p2p), run.facts, parsed, run.combined_body, check, rule
+        list(spec.f2p), list(spec.p2p), run.facts, parsed, run.combined_body, check, rule, probe
     )
     return Judgement(verdict=verdict, parsed=parsed, canaries=check)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024
@@ -89,4 +90,15 @@ class Sandbox(Protocol):
 
     def cleanup(self) -> None:
         """Remove everything the sandbox holds. Safe to call twice."""
+        ...
+
+
+@runtime_checkable
+class SocketReach(Protocol):
+    """A sandbox whose commands can connect to Unix sockets the harness makes."""
+
+    def socket_folder(self) -> tuple[Path, str] | None:
+        """A folder of this machine where a Unix socket made by the harness is reachable
+        from commands in the sandbox, and the folder's path as they see it; None when the
+        sandbox has none."""
         ...

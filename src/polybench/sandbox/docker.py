@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import io
 import posixpath
+import shutil
 import tarfile
 import time
 from pathlib import Path
@@ -27,6 +28,7 @@ from typing import Any
 import docker
 from docker.errors import DockerException, ImageNotFound, NotFound
 from docker.models.containers import Container
+from docker.types import Mount
 
 from polybench.sandbox.base import DEFAULT_MAX_OUTPUT_BYTES, ExecResult, SandboxError
 from polybench.sandbox.cancel import Cancelled, cancelled
@@ -72,6 +74,9 @@ __all__ = [
 TESTBED = "/testbed"
 SCRATCH = "/polybench"
 CONTROL_DIR = "/run/polybench"
+CHANNEL_DIR = "/run/polybench-channel"
+"""Where a sandbox's channel folder (a host folder for the harness's Unix sockets) is
+bound, read-only."""
 
 _KILL_SECONDS = 15.0
 _DRAIN_SECONDS = 5.0
@@ -117,6 +122,19 @@ exit 0
 """
 
 
+def _masks(bound: tuple[Path, ...], hidden: tuple[Path, ...]) -> list[Mount]:
+    """Mounts that put an empty folder (or file) over each hidden path inside ``bound``."""
+    masks: list[Mount] = []
+    for secret in hidden:
+        if not any(secret != folder and folder in secret.parents for folder in bound):
+            continue
+        if secret.is_dir():
+            masks.append(Mount(str(secret), None, type="tmpfs", read_only=True))
+        elif secret.exists():
+            masks.append(Mount(str(secret), "/dev/null", type="bind", read_only=True))
+    return masks
+
+
 class DockerSandbox:
     """A running container whose repository is at ``/testbed``; see the module docstring."""
 
@@ -125,10 +143,12 @@ class DockerSandbox:
         client: docker.DockerClient,
         container: Container,
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+        channel: Path | None = None,
     ) -> None:
         self.client = client
         self.container = container
         self.max_output_bytes = max_output_bytes
+        self.channel = channel
         self._removed = False
         self._dead_reason: str | None = None
 
@@ -140,12 +160,26 @@ class DockerSandbox:
         labels: dict[str, str] | None = None,
         client: docker.DockerClient | None = None,
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+        read_only_paths: tuple[Path, ...] = (),
+        channel: Path | None = None,
+        hidden_paths: tuple[Path, ...] = (),
     ) -> DockerSandbox:
-        """Start a container from ``image`` (which should hold the repository at /testbed)."""
+        """Start a container from ``image`` (which should hold the repository at /testbed).
+
+        ``read_only_paths`` (folders of this machine, on the engine's machine) are bound
+        read-only at their own paths; ``channel``, a folder of this machine that the
+        sandbox then owns (it is removed with it), is bound read-only at
+        :data:`CHANNEL_DIR`, for Unix sockets of the harness. ``hidden_paths`` that lie
+        inside a folder bound so are masked there (an empty folder, or an empty file).
+        """
         client = client or docker_client()
         limits = limits or ContainerLimits()
         all_labels = {**managed_labels("container"), **(labels or {})}
         main = f"echo $$ > {CONTROL_DIR}/main.pid; exec sleep {int(limits.lifetime)}"
+        binds = [Mount(str(p), str(p), type="bind", read_only=True) for p in read_only_paths]
+        binds += _masks(read_only_paths, hidden_paths)
+        if channel is not None:
+            binds.append(Mount(CHANNEL_DIR, str(channel), type="bind", read_only=True))
         try:
             container = client.containers.create(
                 image,
@@ -157,13 +191,14 @@ class DockerSandbox:
                 labels=all_labels,
                 working_dir=TESTBED,
                 user="0",
+                mounts=binds,
                 **limits.create_kwargs(),
             )
         except ImageNotFound as exc:
             raise SandboxError(f"image {image} does not exist") from exc
         except DockerException as exc:
             raise SandboxError(f"could not create a container from {image}: {exc}") from exc
-        sandbox = cls(client, container, max_output_bytes)
+        sandbox = cls(client, container, max_output_bytes, channel)
         try:
             dirs = [f"{SCRATCH.strip('/')}/", f"{CONTROL_DIR.strip('/')}/"]
             container.put_archive("/", tar_dirs(dirs))
@@ -187,6 +222,10 @@ class DockerSandbox:
     def isolation(self) -> str:
         """``docker``."""
         return "docker"
+
+    def socket_folder(self) -> tuple[Path, str] | None:
+        """The channel folder and :data:`CHANNEL_DIR`, when the container has one."""
+        return (self.channel, CHANNEL_DIR) if self.channel is not None else None
 
     @property
     def container_id(self) -> str:
@@ -369,10 +408,13 @@ class DockerSandbox:
             raise SandboxError(f"copying {source} into the sandbox failed: {exc}") from exc
 
     def cleanup(self) -> None:
-        """Remove the container (killing what runs in it). Safe to call twice."""
+        """Remove the container (killing what runs in it) and its channel folder. Safe to
+        call twice."""
         if self._removed:
             return
         self._removed = True
+        if self.channel is not None:
+            shutil.rmtree(self.channel, ignore_errors=True)
         try:
             self.container.remove(force=True, v=True)
         except NotFound:

@@ -276,6 +276,17 @@ class LocalSandbox:
         """The cap on each command's processes, or None where none can be set here."""
         return self.max_processes if self.max_processes and pids_hierarchy() else None
 
+    def socket_folder(self) -> tuple[Path, str] | None:
+        """Under bubblewrap: ``agent/`` of the scratch folder (made here), on this machine
+        and inside; without isolation None (commands reach this machine's network)."""
+        if not self.use_bubblewrap:
+            return None
+        folder = self.scratch / "agent"
+        if not folder.is_dir():
+            folder.mkdir()
+            self._hand_over(folder)
+        return folder, f"{SCRATCH}/agent"
+
     def host_path(self, path: str) -> Path:
         """Map a path as seen in the sandbox to the host path behind it.
 

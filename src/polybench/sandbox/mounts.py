@@ -83,17 +83,36 @@ class MountPlan:
     read_only: tuple[Path, ...] = ()
     hidden: tuple[Path, ...] = ()
     writable: tuple[tuple[Path, str], ...] = ()
+    private: tuple[str, ...] = PRIVATE_TMP
+    """Folders each sandbox has empty and of its own, whatever the host holds there."""
 
     def visible_folders(self) -> list[Path]:
         """Every host folder bound read-only: system folders and :attr:`read_only`."""
         extra = [p for p in self.read_only if not any(is_within(p, s) for s in system_folders())]
         return [*system_folders(), *_outermost(extra)]
 
+    def shows(self, path: Path) -> bool:
+        """True when a sandbox of this plan sees the host's ``path`` (absolute, its folders
+        already resolved) at the same place: inside a system or read-only folder, and not
+        masked by a hidden path (unless a read-only folder is bound again inside it), nor
+        by a private ``/tmp`` or ``/var/tmp``."""
+        if not any(is_within(path, folder) for folder in self.visible_folders()):
+            return False
+        if any(is_within(path, Path(private).resolve()) for private in self.private):
+            return False
+        for secret in self.hidden:
+            if is_within(path, secret) and not any(
+                is_within(path, needed) and is_within(needed, secret) and needed != secret
+                for needed in self.read_only
+            ):
+                return any(is_within(folder, secret) for folder in system_folders())
+        return True
+
     def arguments(self) -> list[str]:
         """The bubblewrap arguments of this plan (system folders included)."""
         args = list(system_arguments())
         # Private folders first: a bind below ``/tmp`` (an environment there) goes on top.
-        for private in PRIVATE_TMP:
+        for private in self.private:
             args += ["--perms", "01777", "--tmpfs", private]
         extra = [p for p in self.read_only if not any(is_within(p, s) for s in system_folders())]
         bound = _outermost(extra)

@@ -25,6 +25,7 @@ CLASSES = {
     7: "git",
     8: "floods and markup",
     9: "other",
+    10: "canaries told apart",
 }
 
 

@@ -97,10 +97,10 @@ ATTACKS = [
            "their errors), and wraps expect so that failures are swallowed only in those tests", _jest_targeted, ("canary",)),
     Attack("jest-expect-patched", 6, "JavaScript", JS_JEST,
            "library code replaces jest's global expect with one that never fails",
-           _jest_expect_patch, ("canary",)),
+           _jest_expect_patch, ("canary", "probe", "real-failure-wins")),
     Attack("ts-jest-expect-patched", 6, "TypeScript", TS_JEST,
            "TypeScript source replaces the global expect (ts-jest) with one that never fails",
-           _ts_jest_expect_patch, ("canary",)),
+           _ts_jest_expect_patch, ("canary", "probe", "real-failure-wins")),
     Attack("node-assert-patched-mocha", 6, "JavaScript", JS_MOCHA,
            "library code turns node:assert into no-ops and makes mocha's Runner report "
            "every failure as a pass", _mocha_assert_patch, ("canary",)),

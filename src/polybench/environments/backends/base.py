@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
@@ -63,6 +64,12 @@ class Backend(ABC):
     def isolation(self, settings: ProviderSettings) -> str | None:
         """What isolates this backend's sandboxes with these settings (``none`` when
         nothing does), or None when only a sandbox can say (``Sandbox.isolation``)."""
+        return None
+
+    def shows(self, settings: ProviderSettings, path: Path) -> bool | None:
+        """Whether this backend's sandboxes see this machine's ``path`` (its folders
+        resolved) at the same place: True, False, or None when only a sandbox can tell
+        (the default)."""
         return None
 
     def unisolated_by_request(self, settings: ProviderSettings) -> bool:

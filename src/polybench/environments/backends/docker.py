@@ -6,6 +6,8 @@ The Docker SDK is imported only when this backend makes a provider or checks its
 from __future__ import annotations
 
 import dataclasses
+import tempfile
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
@@ -18,6 +20,7 @@ from polybench.environments.images.settings import (
     official_reference_problem,
 )
 from polybench.environments.provider import SandboxProvider
+from polybench.sandbox.mounts import is_within
 
 _NO_LIMIT = {"", "0", "none", "unlimited"}
 
@@ -99,7 +102,26 @@ class DockerBackend(Backend):
             allow_network=settings.allow_network,
         )
         images = ImageManager(settings.repo_store(), image)
-        return DockerProvider(images, limits, history=settings.history)
+        channels = None
+        if settings.channel:
+            channels = settings.work_dir or Path(tempfile.gettempdir()) / "polybench-channels"
+        return DockerProvider(
+            images,
+            limits,
+            history=settings.history,
+            mounts=tuple(p.resolve() for p in settings.mounts),
+            channel_parent=channels,
+            hidden=tuple(p.resolve() for p in settings.hide),
+        )
+
+    def shows(self, settings: ProviderSettings, path: Path) -> bool | None:
+        """True inside ``settings.mounts`` (False where a hidden path masks it); elsewhere
+        only a container can tell (its image has its own files)."""
+        if any(is_within(path, secret.resolve()) for secret in settings.hide):
+            return False
+        if any(is_within(path, mount.resolve()) for mount in settings.mounts):
+            return True
+        return None
 
     def isolation(self, settings: ProviderSettings) -> str:
         """``docker``: a container of its own per sandbox."""
@@ -111,13 +133,20 @@ class DockerBackend(Backend):
 
         record = super().metadata(settings)
         record["isolation"] = "docker"
-        record["isolation_layers"] = [
+        layers = [
             "a container per sandbox (its own file system, processes and network)",
             f"capabilities {', '.join(CONTAINER_CAPABILITIES)} only",
             "no new privileges",
             "the engine's default seccomp profile",
-            "no host socket or folder mounted",
         ]
+        if settings.mounts:
+            folders = ", ".join(str(p) for p in settings.mounts)
+            layers.append(f"this machine's {folders} mounted read-only")
+        if settings.channel:
+            layers.append("a folder for the harness's Unix sockets mounted read-only")
+        if not settings.mounts and not settings.channel:
+            layers.append("no host socket or folder mounted")
+        record["isolation_layers"] = layers
         return record
 
     def self_check(self, settings: ProviderSettings) -> list[str]:

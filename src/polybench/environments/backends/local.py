@@ -15,6 +15,7 @@ from polybench.environments.manager import EnvironmentManager
 from polybench.environments.provider import LocalProvider, SandboxProvider
 from polybench.sandbox.boundary import current_boundary
 from polybench.sandbox.local import bubblewrap_available, bubblewrap_problem
+from polybench.sandbox.mounts import MountPlan
 
 
 class LocalOptions(BaseModel):
@@ -59,6 +60,16 @@ class LocalBackend(Backend):
             history=settings.history,
             mounts=tuple(settings.mounts),
         )
+
+    def shows(self, settings: ProviderSettings, path: Path) -> bool | None:
+        """Under bubblewrap: whether ``path`` is in the allow-list (system folders and
+        ``settings.mounts``) and not hidden; the environment of an instance, which is
+        visible too, is not counted. Without isolation every path is seen."""
+        if self.isolation(settings) == "none":
+            return True
+        hidden = tuple(p.resolve() for p in settings.hide or default_hidden(settings))
+        mounts = tuple(p.resolve() for p in settings.mounts)
+        return MountPlan(read_only=mounts, hidden=hidden).shows(path)
 
     def isolation(self, settings: ProviderSettings) -> str:
         """``bubblewrap`` or ``none``: ``auto`` resolved on this machine."""

@@ -38,8 +38,12 @@ class ProviderSettings(BaseModel):
     """Host paths that hold answers (caches, dataset files, run folders): backends that
     share the host's file system keep them out of sandboxes."""
     mounts: list[Path] = Field(default_factory=list)
-    """Host folders sandboxes must see read-only besides the environment (an agent
-    command's own installation, say), for backends that share the host's file system."""
+    """Host folders sandboxes must see read-only, at the same paths, besides the
+    environment (an agent command's own installation, say)."""
+    channel: bool = False
+    """Sandboxes get a folder of this machine's, read-only inside, where the harness puts
+    Unix sockets their commands may connect to (an agent command's way to the metering
+    proxy), for backends whose sandboxes have no such folder already."""
     history: str = "base"
     """How much of the repository's history sandboxes keep: ``base`` (the base commit)
     or ``full`` (every ancestor too); never anything newer."""
