@@ -1,13 +1,21 @@
-"""The consoles every command prints to: results on stdout, warnings and errors on stderr."""
+"""The consoles every command prints to: results on stdout, warnings and errors on stderr.
+
+Each console is made (and rich imported) when it is first used, so a command's ``--help``
+does not pay for rich; :func:`escape` imports rich's markup module on its first call.
+"""
 
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, Any, cast
 
-from rich.console import Console
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
-def _make(stderr: bool, width: int = 120) -> Console:
+def _make(stderr: bool, width: int) -> Console:
+    from rich.console import Console
+
     console = Console(stderr=stderr, soft_wrap=True)
     if not console.is_terminal and "COLUMNS" not in os.environ:
         # Logs and pipes: wide enough that tables are not truncated.
@@ -15,7 +23,27 @@ def _make(stderr: bool, width: int = 120) -> Console:
     return console
 
 
-console = _make(stderr=False)
-err_console = _make(stderr=True)
-wide_console = _make(stderr=False, width=240)
+class _OnFirstUse:
+    """Stands for a rich ``Console`` made on first use."""
+
+    def __init__(self, stderr: bool, width: int = 120) -> None:
+        self._settings = (stderr, width)
+        self._console: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            self._console = _make(*self._settings)
+        return getattr(self._console, name)
+
+
+def escape(text: str) -> str:
+    """``text`` with rich markup escaped, to be printed as it is."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
+console = cast("Console", _OnFirstUse(stderr=False))
+err_console = cast("Console", _OnFirstUse(stderr=True))
+wide_console = cast("Console", _OnFirstUse(stderr=False, width=240))
 """For tables of Docker image names, which are long and must not be folded."""
