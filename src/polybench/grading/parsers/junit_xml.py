@@ -301,7 +301,7 @@ def _outcome(case: ElementTree.Element) -> TestStatus | None:
     next(elements)  # the case itself
     for element in elements:
         tag = element.tag
-        found = _RANK.get(tag)  # type: ignore[call-overload]
+        found = _RANK.get(tag)
         if found is not None:
             rank = max(rank, found)
         elif tag == "testcase" or tag in _ROOTS:

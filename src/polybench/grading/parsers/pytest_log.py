@@ -166,7 +166,9 @@ class _Session:
         result.parsed_anything = True
         progress, summary = self.progress, self.summary
         if self.summary_has_pass:  # only skips are taken from the progress lines
-            final = {key: value for key, value in progress.items() if value is TestStatus.SKIPPED}
+            final: dict[str, TestStatus] = {
+                key: value for key, value in progress.items() if value is TestStatus.SKIPPED
+            }
         else:
             final = dict(progress)
         entries = len(final) + len(summary)
