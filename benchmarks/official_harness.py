@@ -5,8 +5,8 @@ benchmark that compares with it takes the location of a checkout (``--official D
 the ``POLYBENCH_OFFICIAL`` variable) and runs the code found there, unchanged. Its
 parsers are plain Python and are imported from the checkout's ``src`` folder without its
 package ``__init__`` (which imports Docker and pandas). Its retrieval metrics need the
-old tree-sitter its requirements pin, so they run in an interpreter of their own
-(``--official-python``, a virtual environment with the checkout's requirements).
+old tree-sitter its requirements pin and a grammar library it compiles, so no benchmark
+runs them (``bench_retrieval.py`` names its baseline for what it is).
 """
 
 from __future__ import annotations
