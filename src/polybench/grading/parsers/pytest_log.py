@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from itertools import islice
-from operator import itemgetter
+from typing import cast
+from itertools import compress, islice, repeat
+from operator import itemgetter, ne
 
 from polybench.grading.parsers._text import TwoWayPattern, visible_text
 from polybench.grading.parsers.base import FAILING, ParseResult, Tally, TestStatus, register
@@ -124,7 +125,7 @@ def _record_legacy(result: ParseResult, variants: dict[str, str]) -> None:
     legacies = set(present.values())
     if len(legacies) == len(present) and statuses.keys().isdisjoint(legacies):
         # Each legacy id names one test and no test has it as its own id.
-        statuses.update({legacy: statuses[proper] for proper, legacy in present.items()})
+        statuses.update(zip(present.values(), map(statuses.__getitem__, present), strict=True))
         result.aliases |= legacies
         result.official_ids.update(present)
         return
@@ -228,6 +229,8 @@ _SUMMARY_LINES = TwoWayPattern(
     rf"\n(?:({_STATUSES}) ({_NODE})(?: - [^\n]*)?[{{L}}]*$|(ERROR [^\n]*))", re.MULTILINE
 )
 _NODE_ALONE = TwoWayPattern(_NODE_PARTS)
+# Every summary line that starts with a status word and a space: the word and the rest.
+_SUMMARY_WORDS = TwoWayPattern(rf"\n({_STATUSES}) ([^\n]*)$", re.MULTILINE)
 
 
 def _ids(found: list[tuple[str, ...]]) -> list[str]:
@@ -270,14 +273,16 @@ class _Reader:
         if not unusual:
             return
         joined = "\n".join(unusual)
-        legacies = _LEGACY_LINES.of(joined).findall(joined)
-        self.variants.update(
-            {
-                proper: legacy
-                for node, (path, cls, name) in zip(unusual, legacies, strict=True)
-                if path and (legacy := f"{path}:{cls or 'None'}:{name}") != (proper := known[node])
-            }
-        )
+        # ``path:class:name`` of every line at once; a line without a class gives
+        # ``path::name`` (no part can hold a ':' or a '.' after its ``.py``), a line the
+        # official pattern does not read gives ``::``.
+        parts = _LEGACY_LINES.of(joined).findall(joined)
+        legacies = "\n".join(map(":".join, parts)).replace(".py::", ".py:None:").split("\n")
+        propers = list(map(known.__getitem__, unusual))
+        variants = dict(compress(zip(propers, legacies, strict=True), map(ne, propers, legacies)))
+        if "::" in legacies:
+            variants = {proper: legacy for proper, legacy in variants.items() if legacy != "::"}
+        self.variants.update(variants)
 
     def _id(self, node_id: str) -> str:
         test_id = self.known.get(node_id)
@@ -311,25 +316,32 @@ class _Reader:
     def _read_summary(self, start: int, end: int) -> None:
         # Most lines name a node id already read (from the progress lines), as
         # ``STATUS <node id>`` or ``STATUS <node id> - <message>``: such a line is what
-        # ``_SUMMARY_LINES`` reads it as, without a regex. The others go through it.
+        # ``_SUMMARY_LINES`` reads it as, looked up without a regex of its own (the text
+        # after the status word, up to the first " - "). The others go through
+        # ``_SUMMARY_LINES``.
         known = self.known
-        ids: list[str] = []
-        words: list[str] = []
-        for line in self.text[start + 1 : end].split("\n"):
-            word, _, rest = line.partition(" ")
-            if word not in _STATUS:  # (ERROR is one)
-                continue
-            test_id = known.get(rest.partition(" - ")[0])
-            if test_id is None:
-                match = _SUMMARY_LINES.of(line).match("\n" + line)
-                if match is None:
-                    continue
-                if match[3]:
-                    self.collection_errors += "::" not in match[3]
-                    continue
-                test_id = self._id(match[2])
-            ids.append(test_id)
-            words.append(word)
+        text = self.text
+        found = _SUMMARY_WORDS.of(text).findall(text, start, end)
+        rests = list(map(itemgetter(1), found))
+        nodes = map(itemgetter(0), map(str.partition, rests, repeat(" - ")))
+        looked_up = list(map(known.get, nodes))
+        words = list(map(itemgetter(0), found))
+        ids = cast("list[str]", looked_up)
+        if None in looked_up:
+            kept: list[tuple[str, str]] = []
+            for test_id, word, rest in zip(looked_up, words, rests, strict=True):
+                if test_id is None:
+                    line = f"{word} {rest}"
+                    match = _SUMMARY_LINES.of(line).match("\n" + line)
+                    if match is None:
+                        continue
+                    if match[3]:
+                        self.collection_errors += "::" not in match[3]
+                        continue
+                    test_id = self._id(match[2])
+                kept.append((test_id, word))
+            ids = list(map(itemgetter(0), kept))
+            words = list(map(itemgetter(1), kept))
         session = self.session
         session.summary += zip(ids, map(_STATUS.__getitem__, words), strict=True)
         session.summary_has_pass |= "PASSED" in words
