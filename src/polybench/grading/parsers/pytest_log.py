@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import cast
 from itertools import compress, islice, repeat
 from operator import itemgetter, ne
+from typing import cast
 
 from polybench.grading.parsers._text import TwoWayPattern, visible_text
 from polybench.grading.parsers.base import FAILING, ParseResult, Tally, TestStatus, register
