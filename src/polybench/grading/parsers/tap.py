@@ -93,28 +93,33 @@ class _TapState:
 
     def feed(self, line: str) -> None:
         """Read one line of the stream."""
-        stripped = line.strip()
-        indent = len(line) - len(line.lstrip(" \t"))
+        body = line.lstrip(" \t")
+        indent = len(line) - len(body)
         if self.yaml_indent is not None:
+            stripped = body.strip()
             if stripped == "..." and indent <= self.yaml_indent:
                 self.yaml_indent = None
             elif stripped and indent < self.yaml_indent:
                 self.yaml_indent = None
                 self.feed(line)
             return
-        if not stripped:
+        if not body:
             return
-        if (
-            stripped == "---"
-            and self.last_test_indent is not None
-            and indent > self.last_test_indent
-        ):
-            self.yaml_indent = indent
-            self.last_test_indent = None
-            return
-        self.last_test_indent = None
-        body = line[indent:] if indent else line
         first = body[0]
+        # Only a line starting with '-' or white space can be blank or a "---".
+        if first == "-" or first.isspace():
+            stripped = body.strip()
+            if not stripped:
+                return
+            if (
+                stripped == "---"
+                and self.last_test_indent is not None
+                and indent > self.last_test_indent
+            ):
+                self.yaml_indent = indent
+                self.last_test_indent = None
+                return
+        self.last_test_indent = None
         if first in "on":  # the common case: only a test line can start so
             match = _TEST_LINE.match(body)
             if match is not None:
