@@ -125,32 +125,27 @@ class _TapState:
             if match is not None:
                 self._test_line(line, indent, match.groups())  # type: ignore[arg-type]
             return
-        if first not in "TB#1" and not first.isspace():
-            return  # no line of the protocol starts so
-        if _VERSION.match(line) and indent == 0:
+        # Each other kind of line starts with its own character (white space aside).
+        if first == "#":
+            if _SUBTEST.match(body):
+                self.close_deeper(indent)
+                self.levels.setdefault(indent, _Level())
+                self.levels[indent + 4] = _Level()
+            elif indent == 0 and (count := _FAIL_COUNT.match(body)) is not None:
+                self.result.report(Tally(failed=int(count.group(1))))
+            return
+        if indent == 0 and (first == "T" or first.isspace()) and _VERSION.match(line):
             self.reset()
             return
-        if _SUBTEST.match(body):
-            self.close_deeper(indent)
-            self.levels.setdefault(indent, _Level())
-            self.levels[indent + 4] = _Level()
+        if first == "1" or first.isspace():
+            if _PLAN.match(body):
+                level = self.levels.get(indent)
+                if level is not None:
+                    self.commit(level)
+                    level.plan_seen = True
             return
-        if _PLAN.match(body):
-            level = self.levels.get(indent)
-            if level is not None:
-                self.commit(level)
-                level.plan_seen = True
-            return
-        if indent == 0 and (count := _FAIL_COUNT.match(body)) is not None:
-            self.result.report(Tally(failed=int(count.group(1))))
-            return
-        if body.startswith("Bail out!") and indent == 0:
+        if first == "B" and indent == 0 and body.startswith("Bail out!"):
             self.result.notes.append(f"TAP bail out: {body[9:].strip()}")
-            return
-        match = _TEST_LINE.match(body)
-        if match is None:
-            return
-        self._test_line(line, indent, match.groups())  # type: ignore[arg-type]
 
     def _identify(self, line: str, failed: bool, description: str) -> tuple[str, TestStatus]:
         directive = _DIRECTIVE.search(description) if "#" in description else None
