@@ -24,16 +24,33 @@ def _make(stderr: bool, width: int) -> Console:
 
 
 class _OnFirstUse:
-    """Stands for a rich ``Console`` made on first use."""
+    """Stands for a rich ``Console`` made on first use (every attribute read or set is
+    the console's)."""
+
+    __slots__ = ("_made", "_settings")
 
     def __init__(self, stderr: bool, width: int = 120) -> None:
-        self._settings = (stderr, width)
-        self._console: Console | None = None
+        object.__setattr__(self, "_settings", (stderr, width))
+        object.__setattr__(self, "_made", None)
+
+    def _console(self) -> Console:
+        made: Console | None = object.__getattribute__(self, "_made")
+        if made is None:
+            made = _make(*object.__getattribute__(self, "_settings"))
+            object.__setattr__(self, "_made", made)
+        return made
 
     def __getattr__(self, name: str) -> Any:
-        if self._console is None:
-            self._console = _make(*self._settings)
-        return getattr(self._console, name)
+        return getattr(self._console(), name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._console(), name, value)
+
+    def __enter__(self) -> Console:  # (special methods are looked up on the type)
+        return self._console().__enter__()
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self._console().__exit__(*exc_info)
 
 
 def escape(text: str) -> str:
