@@ -27,3 +27,14 @@ def test_attributes_set_on_a_console_reach_the_rich_console() -> None:
     console.width = 57
     assert console.width == 57
     assert type(console._console()).__name__ == "Console"
+
+
+def test_a_console_is_made_from_the_environment_it_was_declared_in(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A COLUMNS set after start-up (a test runner's, a command's) does not change the
+    width the console was meant to have; rich still reads the live environment later."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    console = _OnFirstUse(stderr=False, width=120)
+    monkeypatch.setenv("COLUMNS", "50")
+    assert console.width == 120  # captured output is no terminal: the fixed width

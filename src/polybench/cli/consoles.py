@@ -1,7 +1,8 @@
 """The consoles every command prints to: results on stdout, warnings and errors on stderr.
 
 Each console is made (and rich imported) when it is first used, so a command's ``--help``
-does not pay for rich; :func:`escape` imports rich's markup module on its first call.
+does not pay for rich, from the environment the process started with (as if it had been
+made on import); :func:`escape` imports rich's markup module on its first call.
 """
 
 from __future__ import annotations
@@ -13,13 +14,16 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
-def _make(stderr: bool, width: int) -> Console:
+def _make(stderr: bool, width: int, environ: dict[str, str]) -> Console:
     from rich.console import Console
 
-    console = Console(stderr=stderr, soft_wrap=True)
-    if not console.is_terminal and "COLUMNS" not in os.environ:
+    # Made as it would have been when ``environ`` was read (the start of the process);
+    # what rich reads later it reads from the live environment.
+    console = Console(stderr=stderr, soft_wrap=True, _environ=environ)
+    if not console.is_terminal and "COLUMNS" not in environ:
         # Logs and pipes: wide enough that tables are not truncated.
-        return Console(stderr=stderr, soft_wrap=True, width=width)
+        console = Console(stderr=stderr, soft_wrap=True, width=width, _environ=environ)
+    console._environ = os.environ
     return console
 
 
@@ -30,7 +34,7 @@ class _OnFirstUse:
     __slots__ = ("_made", "_settings")
 
     def __init__(self, stderr: bool, width: int = 120) -> None:
-        object.__setattr__(self, "_settings", (stderr, width))
+        object.__setattr__(self, "_settings", (stderr, width, dict(os.environ)))
         object.__setattr__(self, "_made", None)
 
     def _console(self) -> Console:
