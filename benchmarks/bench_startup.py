@@ -1,19 +1,16 @@
-"""Start-up time of the ``polybench`` command line.
+"""Start-up time of the ``polybench`` command line, against ``python -c pass``.
 
-Each case is a fresh interpreter (``sys.executable``), timed by wall clock from start to
-exit, output discarded. The cases run in turns, one run of each per round, so that a
-neighbour's load on a shared machine falls on all of them alike; the median of the rounds
-is kept. The baseline, timed in the same run, is an interpreter that only imports typer
-and rich, what any typer command line needs before it can print anything:
+Each case is a fresh interpreter (``sys.executable``) run to its exit, output discarded;
+its CPU time (user + system, from the kernel's accounting of the child) and its wall time
+are recorded. The cases run in turns, one run of each per round, so that a neighbour's
+load on a shared machine falls on all of them alike; the median of the rounds is kept.
+The baseline, timed in the same run, is ``python -c pass``: the interpreter's own start.
 
-* baseline: ``python -c "import typer, rich"``;
-* ``polybench --help`` and ``polybench version`` (``python -m polybench.cli.main ...``);
-* ``polybench eval --help``: the longest help;
-* typer floors: ``--help`` of a typer app with one command and one option, the least any
-  typer command line costs, with plain help as polybench prints it and with typer's rich
-  help panels (which import rich's Markdown, syntax and traceback modules), and the same
-  app run rather than asked for help (typer then imports pydantic to check values, which
-  ``polybench version`` pays too).
+* ``polybench --help``, ``polybench version``, ``polybench eval --help`` (the longest
+  help), run as ``python -m polybench``;
+* references: ``python -c "import typer, rich"`` (the libraries any typer command line
+  with rich output imports) and a typer app with one command and one option, asked for
+  its help and run (typer then imports pydantic to check the value).
 
 Results go to benchmarks/results/startup.md.
 
@@ -57,24 +54,29 @@ app()
 
 def cases(floor_script: Path) -> dict[str, list[str]]:
     """The command line of each case, the baseline first."""
-    cli = [sys.executable, "-m", "polybench.cli.main"]
+    cli = [sys.executable, "-m", "polybench"]
     return {
-        "baseline: import typer, rich": [sys.executable, "-c", "import typer, rich"],
+        "baseline: python -c pass": [sys.executable, "-c", "pass"],
         "polybench --help": [*cli, "--help"],
         "polybench version": [*cli, "version"],
         "polybench eval --help": [*cli, "eval", "--help"],
-        "typer floor: one-command app --help (plain help)": [
+        "reference: python -c 'import typer, rich'": [
+            sys.executable,
+            "-c",
+            "import typer, rich",
+        ],
+        "reference: one-command typer app --help (plain help)": [
             sys.executable,
             str(floor_script),
             "plain",
             "--help",
         ],
-        "typer floor: one-command app run (no --help)": [
+        "reference: one-command typer app run (no --help)": [
             sys.executable,
             str(floor_script),
             "plain",
         ],
-        "typer floor: one-command app --help (rich help panels)": [
+        "reference: one-command typer app --help (rich help panels)": [
             sys.executable,
             str(floor_script),
             "rich",
@@ -83,19 +85,24 @@ def cases(floor_script: Path) -> dict[str, list[str]]:
     }
 
 
-def run_once(command: list[str], env: dict[str, str]) -> float:
-    """Wall-clock seconds of one run (it must succeed)."""
+def run_once(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """CPU seconds (user + system) and wall seconds of one run (it must succeed)."""
     start = time.perf_counter()
-    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, check=True)
-    return time.perf_counter() - start
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise SystemExit(f"{command} exited with {child.returncode}")
+    return usage.ru_utime + usage.ru_stime, wall
 
 
-def measure(commands: dict[str, list[str]], runs: int) -> dict[str, list[float]]:
+def measure(commands: dict[str, list[str]], runs: int) -> dict[str, list[tuple[float, float]]]:
     """``runs`` timings of every case, taken in turns after one warm-up run each."""
     env = {**os.environ, "COLUMNS": "100"}
     for command in commands.values():
         run_once(command, env)  # bytecode caches written, files in the page cache
-    times: dict[str, list[float]] = {name: [] for name in commands}
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     for _ in range(runs):
         for name, command in commands.items():
             times[name].append(run_once(command, env))
@@ -112,20 +119,24 @@ def main() -> None:
         floor.write_text(FLOOR_APP, encoding="utf-8")
         times = measure(cases(floor), args.runs)
     names = list(times)
-    base = statistics.median(times[names[0]])
+    cpu = {name: statistics.median(t[0] for t in times[name]) for name in names}
+    wall = {name: statistics.median(t[1] for t in times[name]) for name in names}
+    base = names[0]
     lines = [
         "# Start-up time of the command line",
         "",
-        f"Median wall time of {args.runs} runs each, in turns, on {os.cpu_count()} CPUs "
+        f"Median of {args.runs} runs each, in turns, on {os.cpu_count()} CPUs "
         f"(Python {platform.python_version()}, typer {version('typer')}, "
-        f"rich {version('rich')}); ratio to the baseline timed in the same run.",
+        f"rich {version('rich')}); ratios to `python -c pass` timed in the same run.",
         "",
-        "| command | median (s) | fastest (s) | ratio to baseline |",
-        "|---|---:|---:|---:|",
+        "| command | CPU (s) | CPU / python -c pass | wall (s) | wall / python -c pass |",
+        "|---|---:|---:|---:|---:|",
     ]
     for name in names:
-        median = statistics.median(times[name])
-        lines.append(f"| {name} | {median:.3f} | {min(times[name]):.3f} | {median / base:.2f}x |")
+        lines.append(
+            f"| {name} | {cpu[name]:.3f} | {cpu[name] / cpu[base]:.2f}x | "
+            f"{wall[name]:.3f} | {wall[name] / wall[base]:.2f}x |"
+        )
     text = "\n".join(lines)
     print(text)
     args.output.parent.mkdir(parents=True, exist_ok=True)

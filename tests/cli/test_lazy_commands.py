@@ -68,3 +68,24 @@ def test_the_mapping_builds_on_access_and_rejects_unknown_names() -> None:
         commands["nope"]
     with pytest.raises(TypeError):
         del commands["docker"]
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_a_commands_help_is_the_same_with_or_without_group_options(name: str) -> None:
+    """``polybench COMMAND --help`` is answered before the group's options are read; it
+    prints what the full path (through ``--quiet``) prints."""
+    runner = CliRunner()
+    direct = runner.invoke(app, [name, "--help"], env={"COLUMNS": "100"})
+    through = runner.invoke(app, ["--quiet", name, "--help"], env={"COLUMNS": "100"})
+    assert direct.exit_code == through.exit_code == 0
+    assert direct.output == through.output
+    assert f"polybench {name} [OPTIONS]" in direct.output
+
+
+def test_version_prints_the_version_alone() -> None:
+    from polybench import __version__
+
+    runner = CliRunner()
+    for args in (["version"], ["--quiet", "version"]):
+        done = runner.invoke(app, args)
+        assert (done.exit_code, done.output) == (0, f"{__version__}\n")

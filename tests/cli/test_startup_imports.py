@@ -54,3 +54,15 @@ def test_annotating_without_the_llm_does_not_import_its_client() -> None:
         "import polybench.curation.annotate, polybench.curation.classify, polybench.curation.llm"
     )
     assert "openai" not in imported
+
+
+def test_version_and_a_commands_help_import_no_heavy_library() -> None:
+    """Typer checks every option value it reads with pydantic: these read none."""
+    for args in ("['version']", "['eval', '--help']", "['agent', '--help']"):
+        imported = _modules_after(calling_the_cli(args))
+        assert not imported & set(HEAVY), (args, sorted(imported & set(HEAVY)))
+
+
+def test_a_commands_help_does_not_import_rich() -> None:
+    """Consoles are made on first use: help is printed by click's plain formatter."""
+    assert "rich" not in _modules_after(calling_the_cli("['eval', '--help']"))

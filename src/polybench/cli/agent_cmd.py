@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from polybench.cli.backends import (
     BackendChoice,
@@ -17,7 +16,7 @@ from polybench.cli.backends import (
     BackendOptionsOption,
 )
 from polybench.cli.command_group import command_group
-from polybench.cli.consoles import console, err_console
+from polybench.cli.consoles import console, err_console, escape
 from polybench.cli.inputs import (
     DatasetOption,
     ExecutorOption,

@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from polybench.cli.backends import BackendChoice, BackendChoiceError, BackendOptionsOption
 from polybench.cli.command_group import command_group
-from polybench.cli.consoles import console, err_console
+from polybench.cli.consoles import console, err_console, escape
 
 if TYPE_CHECKING:
     from polybench.dataset.models import Instance

@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from polybench.atomic import atomic_write_text
-from polybench.cli.consoles import console, err_console
+from polybench.cli.consoles import console, err_console, escape
 
 
 def build_command(

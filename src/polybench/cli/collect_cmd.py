@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
 
 from polybench.atomic import atomic_write_text
-from polybench.cli.consoles import console, err_console
+from polybench.cli.consoles import console, err_console, escape
 from polybench.cli.defaults import DEFAULT_API_URL, SCREENING_RULES
 from polybench.paths import cache_root
 

@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 
 from polybench.atomic import atomic_write_text
 from polybench.cli.command_group import command_group
-from polybench.cli.consoles import console, err_console
+from polybench.cli.consoles import console, err_console, escape
 from polybench.cli.inputs import (
     DatasetOption,
     RepoDirOption,

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 
 from polybench.cli.backends import (
     BackendChoice,
@@ -16,7 +15,7 @@ from polybench.cli.backends import (
     BackendOption,
     BackendOptionsOption,
 )
-from polybench.cli.consoles import console, err_console
+from polybench.cli.consoles import console, err_console, escape
 from polybench.cli.defaults import DEFAULT_MAX_PATCH_BYTES, DEFAULT_TIMEOUT_SECONDS
 from polybench.cli.inputs import (
     DatasetOption,

@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 
 from polybench.cli.command_group import command_group
-from polybench.cli.consoles import err_console, wide_console
+from polybench.cli.consoles import err_console, escape, wide_console
 from polybench.cli.defaults import OFFICIAL_REGISTRY, OFFICIAL_TAG
 from polybench.cli.inputs import (
     DatasetOption,

@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 
-from polybench.cli.consoles import err_console
+from polybench.cli.consoles import err_console, escape
 from polybench.cli.defaults import ISOLATION_MODES
 
 if TYPE_CHECKING:

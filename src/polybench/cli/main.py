@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer._click import Context
 
 from polybench import __version__
 from polybench.cli.command_group import command_group
@@ -89,9 +90,23 @@ COMMANDS: dict[str, LazyCommand] = {
 
 
 class PolybenchGroup(LazyGroup):
-    """The ``polybench`` group."""
+    """The ``polybench`` group.
+
+    ``polybench version`` and ``polybench COMMAND --help`` use none of the group's
+    options, so they are answered before the group reads them: typer checks every value
+    it reads with pydantic, whose import would be most of their start-up time.
+    """
 
     table = COMMANDS
+
+    def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
+        if args == ["version"]:
+            version_command()
+            ctx.exit()
+        if len(args) == 2 and args[0] in self.table and args[1] in ctx.help_option_names:
+            # Prints the command's help (its usage line under this group) and exits.
+            self.commands[args[0]].make_context(args[0], args[1:], parent=ctx)
+        return super().parse_args(ctx, args)
 
 
 app = command_group(

@@ -6,10 +6,9 @@ import json
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
 
 from polybench.atomic import atomic_write_text
-from polybench.cli.consoles import console, err_console
+from polybench.cli.consoles import console, err_console, escape
 from polybench.cli.defaults import DEFAULT_MAX_PATCH_BYTES
 from polybench.cli.inputs import (
     DatasetOption,

@@ -16,9 +16,9 @@ from pathlib import Path
 from types import TracebackType
 
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from polybench.cli.consoles import escape
 from polybench.grading.result import InstanceResult, Status
 from polybench.logs import QUIET, emit, verbosity
 

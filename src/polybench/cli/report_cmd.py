@@ -7,9 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 
-from polybench.cli.consoles import console, err_console
+from polybench.cli.consoles import console, err_console, escape
 from polybench.cli.inputs import OutputDirOption, RepoDirOption, SplitOption
 from polybench.cli.prices import (
     PriceCachedOption,

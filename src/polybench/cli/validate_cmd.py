@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 
 from polybench.atomic import atomic_write_text
 from polybench.cli.backends import (
@@ -16,7 +15,7 @@ from polybench.cli.backends import (
     BackendOption,
     BackendOptionsOption,
 )
-from polybench.cli.consoles import console, err_console
+from polybench.cli.consoles import console, err_console, escape
 from polybench.cli.defaults import DEFAULT_RUNS
 from polybench.cli.inputs import IsolationOption, RepoDirOption, load_dataset_file_or_exit
 

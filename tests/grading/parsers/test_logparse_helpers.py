@@ -37,25 +37,35 @@ def test_strip_ansi_handles_osc_links_and_csi() -> None:
 
 def test_decode_at_large_value_far_into_the_text() -> None:
     value = {"tests": [{"fullTitle": "t" * 50 + str(i)} for i in range(3000)]}
-    text = "noise " * 1000 + json.dumps(value) + " trailing"
-    decoded, end = decode_at(text, 6000)
+    text = "noise " * 4000 + json.dumps(value) + " trailing"
+    decoded, end = decode_at(text, 24_000)
     assert decoded == value
     assert text[end:] == " trailing"
 
 
 def test_decode_at_does_not_accept_a_number_cut_by_the_window() -> None:
-    text = "[" + "1" * 4200 + "]"
-    assert decode_at(text, 1) == (int("1" * 4200), 4201)
+    text = " " * 20_000 + "[" + "1" * 4200 + "]"
+    assert decode_at(text, 20_001) == (int("1" * 4200), 24_201)
+
+
+def test_decode_at_value_ending_the_log_far_into_it() -> None:
+    text = " " * 20_000 + '{"a": [1, 2]} 17'
+    assert decode_at(text, 20_000) == ({"a": [1, 2]}, 20_013)
+    assert decode_at(text, 20_014) == (17, 20_016)
+    with pytest.raises(DecodeError) as info:
+        decode_at(text[:-4], 20_000)
+    assert info.value.pos == 20_012  # where the text ends
 
 
 def test_decode_at_rejects_invalid_json() -> None:
     with pytest.raises(DecodeError) as info:
         decode_at('{"a": 1, {', 0)
     assert info.value.pos == 9
-    far = "x" * 10_000 + '{"a": [1, 2, }'
-    with pytest.raises(DecodeError) as info:
-        decode_at(far, 10_000)
-    assert info.value.pos == 10_013
+    for prefix in (10_000, 20_000):
+        far = "x" * prefix + '{"a": [1, 2, }' + " " * 5000
+        with pytest.raises(DecodeError) as info:
+            decode_at(far, prefix)
+        assert info.value.pos == prefix + 13
 
 
 def test_scanner_budget_stops_adversarial_logs() -> None:

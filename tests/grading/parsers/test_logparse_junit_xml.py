@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.grading.parsers.conftest import result_of, run, sample
 
 REPORT = """<?xml version="1.0" encoding="UTF-8"?>
@@ -100,3 +102,45 @@ def test_testsuites_wrapper_and_ansi() -> None:
         "<failure/></testcase></testsuite></testsuites>"
     )
     assert run("junit_xml", text) == {"c.t": "failed"}
+
+
+def test_attribute_white_space_reads_as_xml_reads_it_in_every_report() -> None:
+    # A line break or tab written in an attribute is a space to an XML parser (and so to
+    # the official harness); a report the tolerant scanner reads (this one never closes)
+    # gives the same id as a well-formed one.
+    case = '<testcase name="t\tx" classname="p.\r\nK"/>'
+    whole = f'<?xml version="1.0"?>\n<testsuite name="s">{case}</testsuite>\n'
+    cut = f'<?xml version="1.0"?>\n<testsuite name="s">{case}\n'
+    assert run("junit_xml", whole) == {"p. K.t x": "passed"}
+    assert run("junit_xml", cut) == {"p. K.t x": "passed"}
+    assert run("junit_xml", case.replace("\t", "&#9;").join(["<testsuite>", "</testsuite>"])) == {
+        "p. K.t\tx": "passed"
+    }
+
+
+def test_a_well_formed_report_is_read_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    from polybench.grading.parsers import junit_xml
+
+    walked: list[str] = []
+    real_tag = junit_xml._Scanner.tag
+
+    def spy(self: junit_xml._Scanner, name: str, *args: object) -> None:
+        walked.append(name)
+        real_tag(self, name, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(junit_xml._Scanner, "tag", spy)
+    log = (
+        "+ read -r file\n"
+        + REPORT.format(cls="p.A")
+        + "+ read -r file\n"
+        + REPORT.format(cls="p.B")
+    )
+    result = result_of("junit_xml", log)
+    assert len(result.statuses) == 6 and not result.distrust
+    assert walked == []  # the tolerant scanner never walked these reports' tags
+    # A report cut short is still read by the scanner, which keeps its finished cases.
+    cut = REPORT.format(cls="p.C")
+    cut = cut[: cut.index("testSkipped")]
+    result = result_of("junit_xml", log + cut)
+    assert walked and result.statuses["p.C.testFails"].value == "failed"
+    assert any("never closes" in reason for reason in result.distrust)

@@ -211,3 +211,29 @@ def test_official_python_parser_also_records_legacy_ids() -> None:
         "t.py:None:test_q[1-2]": "passed",
         "t.py:None:test_p": "failed",
     }
+
+
+def test_legacy_ids_read_from_a_whole_log_are_those_of_each_node_id() -> None:
+    from polybench.grading.parsers import get_parser
+    from polybench.grading.parsers.pytest_log import legacy_official_id
+
+    nodes = [
+        "t.py::test_p[a b]",
+        "libs/a-b/t.py::A::B::t",
+        "a.py.d/t.py::test_dot_dir[x y]",
+        "pkg/t.py::TestA::test_x[p q]",
+        "x/t.ipynb::t",
+        "w-x/mod.py::test_w[1 2]",
+        "plain/t.py::TestB::test_ok",
+        "ü/t.py::test_u[a b]",
+    ]
+    log = "==== test session starts ====\n" + "".join(f"{n} PASSED [ 50%]\n" for n in nodes)
+    result = get_parser("pytest_or_unittest")(log)
+    expected = {
+        legacy
+        for node in nodes
+        if (legacy := legacy_official_id(node)) is not None
+        and legacy not in get_parser("pytest")(log).statuses
+    }
+    assert result.aliases == expected
+    assert len(expected) == 6

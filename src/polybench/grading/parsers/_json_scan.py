@@ -34,22 +34,24 @@ def decode_at(text: str, pos: int) -> tuple[Any, int]:
     """``raw_decode`` of the value at ``pos``; raises ``DecodeError`` if it is not JSON.
 
     A failed ``raw_decode`` on the whole log costs time proportional to ``pos`` (the
-    error computes its line number), so the value is first tried on a small window of
-    the text: garbage candidates fail cheaply, and only values longer than the window
-    are decoded in place.
+    error computes its line number), so past the log's first few windows the value is
+    first tried on a small window (or the rest of the log, if shorter): garbage
+    candidates fail cheaply, and only values longer than the window are decoded in
+    place. Near the start of the log a failure is cheap and the value is decoded in place.
     """
-    if pos + _FIRST_WINDOW < len(text):
+    if pos > 4 * _FIRST_WINDOW:
         chunk = text[pos : pos + _FIRST_WINDOW]
+        whole = pos + _FIRST_WINDOW >= len(text)
         try:
             value, end = _DECODER.raw_decode(chunk)
         except json.JSONDecodeError as exc:
             cut_by_window = exc.pos >= len(chunk) - _EDGE or exc.msg.startswith("Unterminated")
-            if not cut_by_window:
+            if whole or not cut_by_window:
                 raise DecodeError(exc.msg, pos + exc.pos) from None
         except RecursionError:
             raise DecodeError("JSON nested too deeply", len(text)) from None
         else:
-            if end < len(chunk) or isinstance(value, (dict, list, str)):
+            if whole or end < len(chunk) or isinstance(value, (dict, list, str)):
                 return value, pos + end
     try:
         return _DECODER.raw_decode(text, pos)

@@ -18,12 +18,49 @@ _ANSI_RE = re.compile(
 
 _CHUNK = 1 << 20
 
+SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+"""The characters ``\\s`` matches (``str.isspace``), as the body of a regex class: a
+pattern that names them runs faster than one that asks ``\\s`` of every character."""
+LINE_SPACE = SPACE.replace(r"\n", "")
+"""``SPACE`` without the line break (``[^\\S\\n]``)."""
+_ASCII_SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f "
+
+
+class TwoWayPattern:
+    """A line pattern compiled twice: for any text, and for ASCII text, where ``\\w``,
+    ``\\d`` and white space need no Unicode tables (much faster; the same matches).
+    ``{S}`` in the template stands for the class body ``SPACE``, ``{L}`` for
+    ``LINE_SPACE``."""
+
+    __slots__ = ("ascii", "unicode")
+
+    def __init__(self, template: str, flags: int = 0) -> None:
+        def build(space: str, extra: int) -> re.Pattern[str]:
+            line_space = space.replace(r"\n", "")
+            return re.compile(template.replace("{S}", space).replace("{L}", line_space), extra)
+
+        self.unicode = build(SPACE, flags)
+        self.ascii = build(_ASCII_SPACE, flags | re.ASCII)
+
+    def of(self, text: str) -> re.Pattern[str]:
+        """The pattern to use on ``text`` (``str.isascii`` costs nothing)."""
+        return self.ascii if text.isascii() else self.unicode
+
 
 def strip_ansi(text: str) -> str:
     """Remove ANSI escape sequences (colours, cursor movement, hyperlinks) from ``text``."""
     if "\x1b" not in text and "\x9b" not in text:
         return text
     return _ANSI_RE.sub("", text)
+
+
+def visible_text(text: str) -> str:
+    """``text`` as ``iter_lines`` shows it, as one string for patterns that read it whole:
+    ANSI sequences removed, each carriage return a line break (a line that only held what
+    a carriage return overwrote shows as a blank line), and a line break in front, so
+    that a pattern starting with ``\\n`` finds every line, the first one included."""
+    text = strip_ansi(text)
+    return "\n" + (text.replace("\r", "\n") if "\r" in text else text)
 
 
 def _block_lines(block: str) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
+from operator import itemgetter
 
 
 class TestStatus(str, Enum):
@@ -95,6 +96,24 @@ class ParseResult:
         occurrences = self.occurrences
         occurrences.append((test_id, status))
         return len(occurrences) - 1
+
+    def add_all(self, entries: list[tuple[str, TestStatus]]) -> None:
+        """Record distinct tests in order, as ``add`` does for each (in bulk when no id
+        comes twice and none is known yet)."""
+        if not entries:
+            return
+        statuses = self.statuses
+        known = len(statuses)
+        if statuses.keys().isdisjoint(map(itemgetter(0), entries)):
+            statuses.update(entries)
+            if len(statuses) - known == len(entries):
+                self.parsed_anything = True
+                self.occurrences += entries
+                return
+            for test_id, _ in entries:  # an id came twice: undo, then one by one
+                statuses.pop(test_id, None)
+        for test_id, status in entries:
+            self.add(test_id, status)
 
     def update(self, index: int, status: TestStatus) -> None:
         """A later status of the test recorded at ``index`` (failures stick, as in ``set``)."""

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import re
 
-from polybench.grading.parsers._text import iter_lines
+from polybench.grading.parsers._text import TwoWayPattern, visible_text
 from polybench.grading.parsers.base import ParseResult, TestStatus, register
 
-_LINE = re.compile(
-    r"(?P<target>(?:@[\w.~+-]*)?//\S+)\s+(?:\(cached\)\s+)?"
+_LINES = TwoWayPattern(
+    r"\n(?P<target>(?:@[\w.~+-]*)?//[^{S}]+)[{L}]+(?:\(cached\)[{L}]+)?"
     r"(?P<status>PASSED|FAILED TO BUILD|FAILED|TIMEOUT|FLAKY|NO STATUS|SKIPPED|INCOMPLETE"
-    r"|REMOTE FAILURE)\b"
+    r"|REMOTE FAILURE)\b",
+    re.MULTILINE,
 )
 _STATUS = {
     "PASSED": TestStatus.PASSED,
@@ -36,17 +37,13 @@ _STATUS = {
 def parse_bazel(text: str) -> ParseResult:
     """Bazel test summary: ``//pkg:target STATUS`` -> ``/pkg:target``."""
     result = ParseResult()
-    for line in iter_lines(text):
-        if "//" not in line:
-            continue
-        match = _LINE.match(line)
-        if match is None:
-            continue
-        target = match.group("target")
-        if target.startswith("//"):
-            target = target[1:]
-        status = match.group("status")
-        if status == "FLAKY":
-            result.notes.append(f"{target} is flaky (passed after retries)")
-        result.add(target, _STATUS[status])
+    text = visible_text(text)
+    found = _LINES.of(text).findall(text)
+    targets = [target[1:] if target.startswith("//") else target for target, _ in found]
+    result.add_all(list(zip(targets, [_STATUS[status] for _, status in found], strict=True)))
+    result.notes += [
+        f"{target} is flaky (passed after retries)"
+        for target, (_, status) in zip(targets, found, strict=True)
+        if status == "FLAKY"
+    ]
     return result

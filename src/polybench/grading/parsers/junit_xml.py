@@ -4,14 +4,18 @@ Id: ``<testcase classname>.<testcase name>`` (just ``name`` without a classname)
 ``<failure>`` gives failed, ``<error>`` errored, ``<skipped>`` skipped, anything else
 passed (``<rerunFailure>``/``<flaky*>`` children of a passing test do not count).
 
-The reports are read by a small tolerant scanner rather than an XML library, because a
-log holds many documents glued together with build output: CDATA sections and comments
-are skipped whole (so a ``system-out`` that prints ``<testsuite`` or ``</testcase>`` does
-no harm), a ``<testcase>`` counts only inside a ``<testsuite>``, and a report cut short
-keeps every test case it completed (a case cut inside its ``<failure>`` is still failed).
-When the log holds ``<?xml`` declarations (``cat`` of report files always does), only
-elements inside a declared document count: XML-looking text that tests printed on the
-build console, between the reports, is ignored.
+A log holds many documents glued together with build output. Each ``<?xml`` declaration
+starts a document, read in one pass by an XML parser when the text from it to the last
+``</testsuite>``/``</testsuites>`` before the next declaration is a well-formed report.
+Anything else (a report cut short or malformed, one with a DTD, no declaration at all)
+is read by a small tolerant scanner: CDATA sections and comments are skipped whole (so a
+``system-out`` that prints ``<testsuite`` or ``</testcase>`` does no harm), a
+``<testcase>`` counts only inside a ``<testsuite>``, and a report cut short keeps every
+test case it completed (a case cut inside its ``<failure>`` is still failed). When the
+log holds ``<?xml`` declarations (``cat`` of report files always does), only elements
+inside a declared document count: XML-looking text that tests printed on the build
+console, between the reports, is ignored. Both readings give the same ids; attribute
+values are read as XML reads them (a line break or tab written in one is a space).
 
 Each declared document is read on its own: it ends where its root element closes, and it
 must then be well-formed XML. A document that is malformed, never closes, or holds a
@@ -54,22 +58,32 @@ _TOTALS = re.compile(
     re.MULTILINE,
 )
 
+_SPACES = str.maketrans("\t\n", "  ")
 _OUTCOME_RANK = {TestStatus.SKIPPED: 1, TestStatus.FAILED: 2, TestStatus.ERRORED: 3}
 
 
+def _attribute(raw: str) -> str:
+    """An attribute value as an XML parser gives it: white space characters written as
+    such become spaces (a line end counts once), then references are replaced."""
+    if "\r" in raw:
+        raw = raw.replace("\r\n", "\n").replace("\r", "\n")
+    if "\n" in raw or "\t" in raw:
+        raw = raw.translate(_SPACES)
+    return html.unescape(raw) if "&" in raw else raw
+
+
 def _name_and_class(raw: str) -> tuple[str | None, str | None]:
-    """The ``name`` and ``classname`` attributes (the last of each, unescaped)."""
+    """The ``name`` and ``classname`` attributes (the last of each, as XML reads them)."""
     name = classname = None
     for key, double, single in _ATTR.findall(raw):
         if key == "name":
             name = double or single
         elif key == "classname":
             classname = double or single
-    if name is not None and "&" in name:
-        name = html.unescape(name)
-    if classname and "&" in classname:
-        classname = html.unescape(classname)
-    return name, classname
+    return (
+        None if name is None else _attribute(name),
+        None if classname is None else _attribute(classname),
+    )
 
 
 @dataclass
@@ -163,6 +177,11 @@ class _Scanner:
             pos = match.end()
             if decl:
                 self.new_document(match.start())
+                resume = _read_document(self, match.start())
+                if resume is not None:
+                    self.in_document = False
+                    self.document_start = None
+                    pos = resume
                 continue
             if end is None:
                 continue
@@ -211,6 +230,83 @@ class _Scanner:
             self.case.mark(TestStatus.ERRORED)
         elif name == "skipped":
             self.case.mark(TestStatus.SKIPPED)
+
+
+_ROOT_CLOSE = re.compile(r"</testsuites?[ \t\r\n]*>")
+_ROOTS = ("testsuite", "testsuites")
+_RANK = {"skipped": 1, "failure": 2, "error": 3}
+_RANKED = {1: TestStatus.SKIPPED, 2: TestStatus.FAILED, 3: TestStatus.ERRORED}
+
+
+def _read_document(scanner: _Scanner, start: int) -> int | None:
+    """Read the report declared at ``start`` with an XML parser, in one pass.
+
+    The report is taken to end with the last ``</testsuite>`` or ``</testsuites>`` before
+    the next declaration: when the text from the declaration to there is well-formed XML
+    it is one document whose root closes there, exactly where the scanner would end it.
+    Returns that end (the scan resumes there, outside any document), or None when this
+    reading is not sure of the report: malformed or cut short, with a DTD, or shaped
+    unlike a Surefire report. The scanner then reads it as before, and its verdict on
+    the report stands.
+    """
+    text = scanner.text
+    following = _DECLARATION.search(text, start + 1)
+    end = len(text) if following is None else following.start()
+    last = text.rfind("</testsuite", start, end)
+    closing = None if last == -1 else _ROOT_CLOSE.match(text, last, end)
+    if closing is None or text.find("<!DOCTYPE", start, end) != -1:
+        return None
+    parser = ElementTree.XMLParser()
+    try:
+        parser.feed(text[start : closing.end()])
+        root = parser.close()
+    except ElementTree.ParseError:
+        return None
+    if root.tag not in _ROOTS or len(root) == 0:
+        return None
+    cases = _cases(root)
+    if cases is None:
+        return None
+    scanner.result.add_all(cases)
+    return closing.end()
+
+
+def _cases(root: ElementTree.Element) -> list[tuple[str, TestStatus]] | None:
+    """Every test case of a well-formed report, as the scanner reads them, or None when a
+    case holds another case or a suite (the scanner's reading of those stands)."""
+    cases: list[tuple[str, TestStatus]] = []
+    for case in root.iter("testcase"):
+        name = case.get("name")
+        if name is None:
+            if len(case) and _outcome(case) is None:
+                return None
+            continue
+        classname = case.get("classname")
+        test_id = f"{classname}.{name}" if classname else name
+        if len(case):
+            outcome = _outcome(case)
+            if outcome is None:
+                return None
+            cases.append((test_id, outcome))
+        else:
+            cases.append((test_id, TestStatus.PASSED))
+    return cases
+
+
+def _outcome(case: ElementTree.Element) -> TestStatus | None:
+    """The most severe outcome among a case's elements (passed when none), or None when
+    the case holds another case or a suite."""
+    rank = 0
+    elements = case.iter()
+    next(elements)  # the case itself
+    for element in elements:
+        tag = element.tag
+        found = _RANK.get(tag)
+        if found is not None:
+            rank = max(rank, found)
+        elif tag == "testcase" or tag in _ROOTS:
+            return None
+    return _RANKED.get(rank, TestStatus.PASSED)
 
 
 @register("junit_xml")

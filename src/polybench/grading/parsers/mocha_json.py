@@ -28,6 +28,12 @@ from polybench.grading.parsers.base import ParseResult, TestStatus, register
 
 _START_KEYS = ("stats", "tests", "passes", "failures", "pending")
 _LIST_KEYS = ("tests", "passes", "failures", "pending")
+_STRINGS = frozenset({str})
+_MENTIONS = (
+    ("pending", TestStatus.SKIPPED),
+    ("passes", TestStatus.PASSED),
+    ("failures", TestStatus.FAILED),
+)
 _STATUS_FIELD = {
     "passed": TestStatus.PASSED,
     "failed": TestStatus.FAILED,
@@ -79,8 +85,77 @@ def _status_of_entry(test: dict[str, Any]) -> TestStatus:
     return TestStatus.SKIPPED
 
 
+def _entry_ids(entries: list[Any], with_file: bool) -> list[str] | None:
+    """The id of every entry, or None unless each is a dict with a string ``fullTitle``
+    (and ``file``)."""
+    try:
+        titles = [test["fullTitle"] for test in entries]
+        files = [test["file"] for test in entries] if with_file else []
+    except (KeyError, TypeError):
+        return None
+    if not _STRINGS.issuperset(map(type, titles)) or not _STRINGS.issuperset(map(type, files)):
+        return None
+    if not with_file:
+        return titles
+    return [f"{file}->{title}" for file, title in zip(files, titles, strict=True)]
+
+
+def _add_plain_report(result: ParseResult, data: dict[str, Any], with_file: bool) -> int | None:
+    """Record a report as it usually is, in bulk: every ``tests[]`` entry a test with its
+    own id, and ``pending``/``passes``/``failures`` naming each of them at most once, with
+    the status it already has (then pairing the mentions changes nothing), or naming a
+    test of their own (a failing hook). Returns how many entries were read, or None for
+    any other report."""
+    tests = as_list(data.get("tests"))
+    ids = _entry_ids(tests, with_file)
+    if ids is None:
+        return None
+    statuses = [
+        _STATUS_FIELD.get(str(test.get("status")))
+        or (
+            TestStatus.SKIPPED
+            if test.get("pending") is True
+            else TestStatus.FAILED
+            if isinstance(err := test.get("err"), dict) and err
+            else TestStatus.PASSED
+            if "duration" in test or test.get("state") == "passed"
+            else TestStatus.SKIPPED
+        )
+        for test in tests
+    ]
+    recorded = dict(zip(ids, statuses, strict=True))
+    mentioned: dict[str, TestStatus] = {}
+    count = len(ids)
+    for key, status in _MENTIONS:
+        names = _entry_ids(as_list(data.get(key)), with_file)
+        if names is None:
+            return None
+        mentioned.update(dict.fromkeys(names, status))
+        count += len(names)
+    if len(recorded) != len(ids) or len(mentioned) != count - len(ids):
+        return None
+    if any(test_id in recorded for test_id, _ in mentioned.items() - recorded.items()):
+        return None  # a mention that disagrees with its test
+    extra = [item for item in mentioned.items() if item[0] not in recorded]
+    result.add_all(list(zip(ids, statuses, strict=True)) + extra)
+    return count
+
+
 def _add_report(result: ParseResult, report: FoundReport, with_file: bool) -> int:
     data = report.data
+    count = _add_plain_report(result, data, with_file)
+    if count is None:
+        count = _add_each(result, data, with_file)
+    stats = data.get("stats")
+    declared = stats.get("failures") if isinstance(stats, dict) else None
+    listed = len(as_list(data.get("failures")))
+    if report.complete and isinstance(declared, int) and declared > listed and "failures" in data:
+        result.distrust.append(f"a mocha JSON report counts {declared} failures but lists {listed}")
+    return count
+
+
+def _add_each(result: ParseResult, data: dict[str, Any], with_file: bool) -> int:
+    """Record a report entry by entry (see the module docstring)."""
     missing_file = 0
     count = 0
     entries = Confirmer(result, extra_mentions_are_tests=True)
@@ -91,11 +166,7 @@ def _add_report(result: ParseResult, report: FoundReport, with_file: bool) -> in
             continue
         result.add(test_id, _status_of_entry(test))  # what ``entries.record`` does
         count += 1
-    for key, status in (
-        ("pending", TestStatus.SKIPPED),
-        ("passes", TestStatus.PASSED),
-        ("failures", TestStatus.FAILED),
-    ):
+    for key, status in _MENTIONS:
         for test in as_list(data.get(key)):
             test_id = _test_id(test, with_file)
             if test_id is not None:
@@ -103,11 +174,6 @@ def _add_report(result: ParseResult, report: FoundReport, with_file: bool) -> in
                 count += 1
     if missing_file:
         result.notes.append(f"{missing_file} tests without a 'file' field were left out")
-    stats = data.get("stats")
-    declared = stats.get("failures") if isinstance(stats, dict) else None
-    listed = len(as_list(data.get("failures")))
-    if report.complete and isinstance(declared, int) and declared > listed and "failures" in data:
-        result.distrust.append(f"a mocha JSON report counts {declared} failures but lists {listed}")
     return count
 
 

@@ -26,16 +26,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import compress, islice, repeat
+from operator import itemgetter, ne
+from typing import cast
 
-from polybench.grading.parsers._text import iter_lines
+from polybench.grading.parsers._text import TwoWayPattern, visible_text
 from polybench.grading.parsers.base import FAILING, ParseResult, Tally, TestStatus, register
 
 _STATUSES = "PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS"
-_NODE = r"[^\s\[:]+(?:::[^\s\[:]+)+(?:\[.*?\])?"
-_PROGRESS = re.compile(rf"(?P<id>{_NODE})(?: <- \S+)? (?P<st>{_STATUSES})(?= |$)")
-_XDIST = re.compile(rf"\[gw\d+\]\s+(?:\[\s*\d+%\]\s+)?(?P<st>{_STATUSES}) (?P<id>{_NODE})\s*$")
-_SUMMARY = re.compile(rf"(?P<st>{_STATUSES}) (?P<id>{_NODE})(?: - .*)?\s*$")
-_HEADER = re.compile(r"=+ (?P<title>[^=\s].*?) =+\s*$")
 _STATUS = {
     "PASSED": TestStatus.PASSED,
     "XPASS": TestStatus.PASSED,
@@ -85,10 +83,24 @@ def official_id(node_id: str) -> str | None:
     return f"{parts[0]}:{classes}:{parts[-1]}{params}"
 
 
-_LEGACY_PATH = re.compile(r"[\w/]+\.py$")
-_LEGACY_REST = re.compile(r"(?:(\w+)::)?(\w+(?:\[[\w\-]+\])?)")
-# Node ids the official pattern reads whole: their legacy id is their official id.
-_PLAIN = re.compile(r"[\w/]+\.py::(?:\w+::)?\w+(?:\[[\w\-]+\])?")
+# The official pattern's reading of a node id: the path is the longest ``[\w/]+\.py``
+# just before the first ``::``, then an optional class and the test.
+_LEGACY_ID = re.compile(r"(?:[^:\n]|:(?!:))*?([\w/]+\.py)::(?:(\w+)::)?(\w+(?:\[[\w\-]+\])?)")
+
+
+# The same for node ids as the pytest patterns read them (no ':' in a segment), one a
+# line: the path starts the first segment or follows a character that cannot be in it.
+# Every line gives one match, empty where the official pattern reads nothing.
+_LEGACY_LINES = TwoWayPattern(
+    r"^(?:(?:[^:\n]*?(?<![\w/]))??([\w/]+\.py)::(?:(\w+)::)?(\w+(?:\[[\w\-]+\])?)[^\n]*"
+    r"|[^\n]*)$",
+    re.MULTILINE,
+)
+
+
+# Node ids the official pattern reads whole (their legacy id is their official id).
+# (Each line is taken with the line break before it.)
+_PLAIN_LINES = TwoWayPattern(r"\n[\w/]+\.py::(?:\w+::)?\w+(?:\[[\w\-]+\])?$", re.MULTILINE)
 
 
 def legacy_official_id(node_id: str) -> str | None:
@@ -99,14 +111,29 @@ def legacy_official_id(node_id: str) -> str | None:
     characters and dashes: ``a-b/t.py::A::B::t`` gives ``b/t.py:A:B`` and ``t.py::t[x y]``
     gives ``t.py:None:t``. Official F2P/P2P lists hold these ids for such tests.
     """
-    sep = node_id.find("::")
-    if sep <= 0:
+    match = _LEGACY_ID.match(node_id)
+    if match is None:
         return None
-    path = _LEGACY_PATH.search(node_id, 0, sep)
-    rest = _LEGACY_REST.match(node_id, sep + 2)
-    if path is None or rest is None:
-        return None
-    return f"{path.group(0)}:{rest.group(1) or 'None'}:{rest.group(2)}"
+    return f"{match[1]}:{match[2] or 'None'}:{match[3]}"
+
+
+def _record_legacy(result: ParseResult, variants: dict[str, str]) -> None:
+    """Record each test also under its legacy id (``variants``: proper id -> legacy id),
+    as an alias when no test has that id."""
+    statuses = result.statuses
+    present = {proper: legacy for proper, legacy in variants.items() if proper in statuses}
+    legacies = set(present.values())
+    if len(legacies) == len(present) and statuses.keys().isdisjoint(legacies):
+        # Each legacy id names one test and no test has it as its own id.
+        statuses.update(zip(present.values(), map(statuses.__getitem__, present), strict=True))
+        result.aliases |= legacies
+        result.official_ids.update(present)
+        return
+    for proper, legacy in present.items():
+        if legacy not in statuses:
+            result.aliases.add(legacy)
+        result.set(legacy, statuses[proper])
+        result.official_ids[proper] = legacy
 
 
 @dataclass
@@ -119,44 +146,220 @@ class _Session:
         """Whether the session saw no result at all."""
         return not self.progress and not self.summary
 
+    def add_progress(self, ids: list[str], statuses: list[TestStatus]) -> None:
+        """Progress lines in log order (a later line of a test wins, but never turns a
+        failure into a pass)."""
+        progress = self.progress
+        if not progress:
+            progress.update(zip(ids, statuses, strict=True))
+            if len(progress) == len(ids):  # every node id once: nothing to weigh
+                return
+            progress.clear()
+        for test_id, new in zip(ids, statuses, strict=True):
+            if new is TestStatus.PASSED and progress.get(test_id) in FAILING:
+                continue
+            progress[test_id] = new
+
     def flush(self, result: ParseResult) -> None:
         """Merge the session into ``result`` (the summary has the last word)."""
-        final: dict[str, TestStatus] = {}
-
-        def put(test_id: str, status: TestStatus) -> None:
-            result.set(test_id, status)
-            previous = final.get(test_id)
-            if previous not in FAILING or status in FAILING:
-                final[test_id] = status
-
-        skips_only = self.summary_has_pass
-        for test_id, status in self.progress.items():
-            if not skips_only or status is TestStatus.SKIPPED:
-                put(test_id, status)
-        for test_id, status in self.summary:
-            put(test_id, status)
+        if self.empty():
+            return
+        result.parsed_anything = True
+        progress, summary = self.progress, self.summary
+        if self.summary_has_pass:  # only skips are taken from the progress lines
+            final: dict[str, TestStatus] = {
+                key: value for key, value in progress.items() if value is TestStatus.SKIPPED
+            }
+        else:
+            final = dict(progress)
+        entries = len(final) + len(summary)
+        final.update(summary)
+        statuses = result.statuses
+        if len(final) == entries and statuses.keys().isdisjoint(final):
+            statuses.update(final)  # no id twice: nothing to weigh
+        else:
+            final = self._weigh(statuses)
         # One occurrence per node id, in the order the session ran them (the progress
         # lines), then those only the summary names.
-        for test_id in self.progress:
-            if test_id in final:
-                result.occurrences.append((test_id, final.pop(test_id)))
-        result.occurrences.extend(final.items())
+        ran = [(key, value) for key in progress if (value := final.get(key)) is not None]
+        result.occurrences += ran
+        if len(ran) != len(final):
+            result.occurrences += [item for item in final.items() if item[0] not in progress]
+
+    def _weigh(self, statuses: dict[str, TestStatus]) -> dict[str, TestStatus]:
+        """Merge results that name an id twice, as ``result.set`` does for each (and the
+        same for the session's own final word): a failure or error is never undone."""
+        if self.summary_has_pass:
+            entries = [item for item in self.progress.items() if item[1] is TestStatus.SKIPPED]
+        else:
+            entries = list(self.progress.items())
+        final: dict[str, TestStatus] = {}
+        for test_id, status in entries + self.summary:
+            if status in FAILING:
+                statuses[test_id] = final[test_id] = status
+                continue
+            if statuses.get(test_id) not in FAILING:
+                statuses[test_id] = status
+            if final.get(test_id) not in FAILING:
+                final[test_id] = status
+        return final
 
 
-def _note_variant(variants: dict[str, str], node_id: str, proper: str) -> None:
-    if _PLAIN.fullmatch(node_id) is not None:
-        return
-    legacy = legacy_official_id(node_id)
-    if legacy is not None and legacy != proper:
-        variants[proper] = legacy
+# The lines each region of a session is read for, found in the whole text at once (so
+# that lines of no interest cost no Python). Each pattern starts with the line break
+# before its line (the text gets one in front), which the regex engine finds fast, and
+# never crosses a line. A node id is read whole and in its parts: path, classes, name,
+# parameters.
+_SEGMENT = r"[^{S}\[:]+"
+_NODE = rf"{_SEGMENT}(?:::{_SEGMENT})+(?:\[.*?\])?"
+_NODE_PARTS = rf"(({_SEGMENT})::((?:{_SEGMENT}::)*)({_SEGMENT})(\[.*?\])?)"
+_HEADER_LINE = TwoWayPattern(
+    r"\n==(?=[^\n]{0,997}$)=* (?P<title>[^={S}][^\n]*?) =+[{L}]*$", re.MULTILINE
+)
+_PROGRESS_LINES = TwoWayPattern(
+    rf"\n{_NODE_PARTS}(?: <- [^{{S}}]+)? ({_STATUSES})(?= |$)", re.MULTILINE
+)
+_PROGRESS_OR_XDIST_LINES = TwoWayPattern(
+    rf"\n(?:{_NODE_PARTS}(?: <- [^{{S}}]+)? ({_STATUSES})(?= |$)"
+    rf"|\[gw\d+\][{{L}}]+(?:\[[{{L}}]*\d+%\][{{L}}]+)?"
+    rf"({_STATUSES}) {_NODE_PARTS}[{{L}}]*$)",
+    re.MULTILINE,
+)
+_SUMMARY_LINES = TwoWayPattern(
+    rf"\n(?:({_STATUSES}) ({_NODE})(?: - [^\n]*)?[{{L}}]*$|(ERROR [^\n]*))", re.MULTILINE
+)
+_NODE_ALONE = TwoWayPattern(_NODE_PARTS)
+# Every summary line that starts with a status word and a space: the word and the rest.
+_SUMMARY_WORDS = TwoWayPattern(rf"\n({_STATUSES}) ([^\n]*)$", re.MULTILINE)
 
 
-def _record_progress(session: _Session, test_id: str, status: str) -> None:
-    new = _STATUS[status]
-    old = session.progress.get(test_id)
-    if old in (TestStatus.FAILED, TestStatus.ERRORED) and new is TestStatus.PASSED:
-        return
-    session.progress[test_id] = new
+def _ids(found: list[tuple[str, ...]]) -> list[str]:
+    """The official id of each node id, as ``official_id`` gives it, from its parts (the
+    first five items of each tuple: node id, path, classes, name, parameters)."""
+    return [
+        f"{path}:{classes[:-2].replace('::', '.')}:{name}{params}"
+        if classes
+        else f"{path}:None:{name}{params}"
+        for _, path, classes, name, params, _ in found
+    ]
+
+
+@dataclass
+class _Reader:
+    """Reads the regions of one log into sessions and ``result``."""
+
+    text: str
+    legacy_ids: bool
+    result: ParseResult = field(default_factory=ParseResult)
+    session: _Session = field(default_factory=_Session)
+    collection_errors: int = 0
+    # node id -> official id, for every node id of the log in the order first seen.
+    known: dict[str, str] = field(default_factory=dict)
+    # official id -> legacy id where the two differ (the last node id first seen wins).
+    variants: dict[str, str] = field(default_factory=dict)
+
+    def _learn(self, found: list[tuple[str, ...]], ids: list[str]) -> None:
+        """Node ids read (in log order, with their parts) and their official ids."""
+        known = self.known
+        before = len(known)
+        known.update(zip(map(itemgetter(0), found), ids, strict=True))
+        if not self.legacy_ids or len(known) == before:
+            return
+        # New node ids, first seen first. Those the official pattern reads whole have
+        # the same id under it: only the others are read again.
+        fresh = "\n" + "\n".join(islice(known, before, None))
+        plain = _PLAIN_LINES.of(fresh)
+        unusual = [node for node in plain.sub("", fresh).split("\n") if node]
+        if not unusual:
+            return
+        joined = "\n".join(unusual)
+        # ``path:class:name`` of every line at once; a line without a class gives
+        # ``path::name`` (no part can hold a ':' or a '.' after its ``.py``), a line the
+        # official pattern does not read gives ``::``.
+        parts = _LEGACY_LINES.of(joined).findall(joined)
+        legacies = "\n".join(map(":".join, parts)).replace(".py::", ".py:None:").split("\n")
+        propers = list(map(known.__getitem__, unusual))
+        variants = dict(compress(zip(propers, legacies, strict=True), map(ne, propers, legacies)))
+        if "::" in legacies:
+            variants = {proper: legacy for proper, legacy in variants.items() if legacy != "::"}
+        self.variants.update(variants)
+
+    def _id(self, node_id: str) -> str:
+        test_id = self.known.get(node_id)
+        if test_id is None:
+            parts = _NODE_ALONE.of(node_id).fullmatch(node_id)
+            assert parts is not None  # the line patterns read node ids of this form
+            found = [(*parts.groups(""), "")]
+            test_id = _ids(found)[0]
+            self._learn(found, [test_id])
+        return test_id
+
+    def read(self, region: str, start: int, end: int) -> None:
+        """Read the lines of ``region`` between two headers."""
+        if start >= end or region == "other":
+            return
+        if region == "summary":
+            self._read_summary(start, end)
+            return
+        text = self.text
+        if text.find("\n[gw", start, end) == -1:
+            found = _PROGRESS_LINES.of(text).findall(text, start, end)
+        else:  # as (node id, path, classes, name, parameters, status)
+            found = [
+                match[:6] if match[0] else (*match[7:], match[6])
+                for match in _PROGRESS_OR_XDIST_LINES.of(text).findall(text, start, end)
+            ]
+        ids = _ids(found)
+        self._learn(found, ids)
+        self.session.add_progress(ids, list(map(_STATUS.__getitem__, map(itemgetter(5), found))))
+
+    def _read_summary(self, start: int, end: int) -> None:
+        # Most lines name a node id already read (from the progress lines), as
+        # ``STATUS <node id>`` or ``STATUS <node id> - <message>``: such a line is what
+        # ``_SUMMARY_LINES`` reads it as, looked up without a regex of its own (the text
+        # after the status word, up to the first " - "). The others go through
+        # ``_SUMMARY_LINES``.
+        known = self.known
+        text = self.text
+        found = _SUMMARY_WORDS.of(text).findall(text, start, end)
+        rests = list(map(itemgetter(1), found))
+        nodes = map(itemgetter(0), map(str.partition, rests, repeat(" - ")))
+        looked_up = list(map(known.get, nodes))
+        words = list(map(itemgetter(0), found))
+        ids = cast("list[str]", looked_up)
+        if None in looked_up:
+            kept: list[tuple[str, str]] = []
+            for test_id, word, rest in zip(looked_up, words, rests, strict=True):
+                if test_id is None:
+                    line = f"{word} {rest}"
+                    match = _SUMMARY_LINES.of(line).match("\n" + line)
+                    if match is None:
+                        continue
+                    if match[3]:
+                        self.collection_errors += "::" not in match[3]
+                        continue
+                    test_id = self._id(match[2])
+                kept.append((test_id, word))
+            ids = list(map(itemgetter(0), kept))
+            words = list(map(itemgetter(1), kept))
+        session = self.session
+        session.summary += zip(ids, map(_STATUS.__getitem__, words), strict=True)
+        session.summary_has_pass |= "PASSED" in words
+
+    def header(self, line: str, title: str) -> str:
+        """A ``=== title ===`` line: the region that follows it."""
+        tally = summary_tally(line)
+        if tally is not None:
+            self.result.report(tally)
+            return "other"
+        title = title.lower()
+        if "test session starts" in title:
+            self.session.flush(self.result)
+            self.session = _Session()
+            return "progress"
+        if "short test summary info" in title:
+            return "summary"
+        return "other"
 
 
 def parse_pytest_text(text: str, *, legacy_ids: bool = False) -> ParseResult:
@@ -166,74 +369,23 @@ def parse_pytest_text(text: str, *, legacy_ids: bool = False) -> ParseResult:
     differs from its proper id is also recorded under that id, with the same status (a
     failure wins when several tests share it).
     """
-    result = ParseResult()
-    variants: dict[str, str] = {}
-    ids: dict[str, str | None] = {}  # node id -> official id, each computed once
-
-    def identify(node_id: str) -> str | None:
-        test_id = ids.get(node_id)
-        if test_id is None and node_id not in ids:
-            test_id = ids[node_id] = official_id(node_id)
-            if legacy_ids and test_id is not None:
-                _note_variant(variants, node_id, test_id)
-        return test_id
-
-    session = _Session()
+    text = visible_text(text)
+    reader = _Reader(text, legacy_ids)
     region = "progress"
-    collection_errors = 0
-    for line in iter_lines(text):
-        if (
-            line.startswith("==")
-            and len(line) < 1000
-            and (header := _HEADER.match(line)) is not None
-        ):
-            tally = summary_tally(line)
-            if tally is not None:
-                result.report(tally)
-                region = "other"
-                continue
-            title = header.group("title").lower()
-            if "test session starts" in title:
-                if not session.empty():
-                    session.flush(result)
-                session = _Session()
-                region = "progress"
-            elif "short test summary info" in title:
-                region = "summary"
-            else:
-                region = "other"
-            continue
-        if region == "progress":
-            match = _PROGRESS.match(line)
-            if match is None and line.startswith("[gw"):
-                match = _XDIST.match(line)
-            if match is not None:
-                node_id = match.group("id")
-                test_id = ids.get(node_id) or identify(node_id)
-                if test_id is not None:
-                    _record_progress(session, test_id, match.group("st"))
-        elif region == "summary":
-            match = _SUMMARY.match(line)
-            if match is not None:
-                node_id = match.group("id")
-                test_id = ids.get(node_id) or identify(node_id)
-                if test_id is not None:
-                    status = match.group("st")
-                    session.summary.append((test_id, _STATUS[status]))
-                    session.summary_has_pass |= status == "PASSED"
-            elif line.startswith("ERROR ") and "::" not in line:
-                collection_errors += 1
-    session.flush(result)
-    for proper, legacy in variants.items():
-        status = result.statuses.get(proper)
-        if status is not None:
-            if legacy not in result.statuses:
-                result.aliases.add(legacy)
-            result.set(legacy, status)
-            result.official_ids[proper] = legacy
-    if collection_errors:
-        result.notes.append(f"{collection_errors} collection errors (files that did not import)")
-        result.unnamed_failures += collection_errors
+    pos = 0
+    for header in _HEADER_LINE.of(text).finditer(text):
+        reader.read(region, pos, header.start())
+        pos = header.end()
+        region = reader.header(header.group(0)[1:], header.group("title"))
+    reader.read(region, pos, len(text))
+    result = reader.result
+    reader.session.flush(result)
+    if reader.variants:
+        _record_legacy(result, reader.variants)
+    if reader.collection_errors:
+        errors = reader.collection_errors
+        result.notes.append(f"{errors} collection errors (files that did not import)")
+        result.unnamed_failures += errors
     return result
 
 

@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from operator import itemgetter
 
-from polybench.grading.parsers._text import iter_lines
+from polybench.grading.parsers._text import TwoWayPattern, iter_lines, visible_text
 from polybench.grading.parsers.base import ParseResult, Tally, TestStatus, register
 
 # ok / not ok, the test number if any, and the description (directive included).
@@ -92,59 +93,59 @@ class _TapState:
 
     def feed(self, line: str) -> None:
         """Read one line of the stream."""
-        stripped = line.strip()
-        indent = len(line) - len(line.lstrip(" \t"))
+        body = line.lstrip(" \t")
+        indent = len(line) - len(body)
         if self.yaml_indent is not None:
+            stripped = body.strip()
             if stripped == "..." and indent <= self.yaml_indent:
                 self.yaml_indent = None
             elif stripped and indent < self.yaml_indent:
                 self.yaml_indent = None
                 self.feed(line)
             return
-        if not stripped:
+        if not body:
             return
-        if (
-            stripped == "---"
-            and self.last_test_indent is not None
-            and indent > self.last_test_indent
-        ):
-            self.yaml_indent = indent
-            self.last_test_indent = None
-            return
-        self.last_test_indent = None
-        body = line[indent:] if indent else line
         first = body[0]
+        # Only a line starting with '-' or white space can be blank or a "---".
+        if first == "-" or first.isspace():
+            stripped = body.strip()
+            if not stripped:
+                return
+            if (
+                stripped == "---"
+                and self.last_test_indent is not None
+                and indent > self.last_test_indent
+            ):
+                self.yaml_indent = indent
+                self.last_test_indent = None
+                return
+        self.last_test_indent = None
         if first in "on":  # the common case: only a test line can start so
             match = _TEST_LINE.match(body)
             if match is not None:
-                self._test_line(line, indent, match)
+                self._test_line(line, indent, match.groups())  # type: ignore[arg-type]
             return
-        if first not in "TB#1" and not first.isspace():
-            return  # no line of the protocol starts so
-        if _VERSION.match(line) and indent == 0:
+        # Each other kind of line starts with its own character (white space aside).
+        if first == "#":
+            if _SUBTEST.match(body):
+                self.close_deeper(indent)
+                self.levels.setdefault(indent, _Level())
+                self.levels[indent + 4] = _Level()
+            elif indent == 0 and (count := _FAIL_COUNT.match(body)) is not None:
+                self.result.report(Tally(failed=int(count.group(1))))
+            return
+        if indent == 0 and (first == "T" or first.isspace()) and _VERSION.match(line):
             self.reset()
             return
-        if _SUBTEST.match(body):
-            self.close_deeper(indent)
-            self.levels.setdefault(indent, _Level())
-            self.levels[indent + 4] = _Level()
+        if first == "1" or first.isspace():
+            if _PLAN.match(body):
+                level = self.levels.get(indent)
+                if level is not None:
+                    self.commit(level)
+                    level.plan_seen = True
             return
-        if _PLAN.match(body):
-            level = self.levels.get(indent)
-            if level is not None:
-                self.commit(level)
-                level.plan_seen = True
-            return
-        if indent == 0 and (count := _FAIL_COUNT.match(body)) is not None:
-            self.result.report(Tally(failed=int(count.group(1))))
-            return
-        if body.startswith("Bail out!") and indent == 0:
+        if first == "B" and indent == 0 and body.startswith("Bail out!"):
             self.result.notes.append(f"TAP bail out: {body[9:].strip()}")
-            return
-        match = _TEST_LINE.match(body)
-        if match is None:
-            return
-        self._test_line(line, indent, match)
 
     def _identify(self, line: str, failed: bool, description: str) -> tuple[str, TestStatus]:
         directive = _DIRECTIVE.search(description) if "#" in description else None
@@ -166,11 +167,13 @@ class _TapState:
             name = directive.group(2).strip()
         return _unescape(name), status
 
-    def _test_line(self, line: str, indent: int, match: re.Match[str]) -> None:
+    def _test_line(
+        self, line: str, indent: int, groups: tuple[str | None, str | None, str]
+    ) -> None:
         level = self.levels.get(indent)
         if level is None or (self.raw and indent != 0):
             return
-        negated, digits, description = match.groups()
+        negated, digits, description = groups
         failed = negated is not None
         if "#" in description:  # a directive, or an escaped '#'
             test_id, status = self._identify(line, failed, description)
@@ -204,10 +207,81 @@ class _TapState:
         if test_id:
             self.result.add(test_id, status)
 
+    def top_level_run(self, tests: list[tuple[str, ...]]) -> None:
+        """Consecutive top-level test lines of a stream without subtests (as
+        ``_TOP_TEST_LINES`` reads them). When they are numbered in sequence they are all
+        accepted at once (a line with a directive or an escape is named as usual), else
+        they are read one by one."""
+        level = self.levels[0]
+        numbers = list(map(itemgetter(2), tests))
+        first = level.last + 1
+        if (
+            level.tentative is not None
+            or "" in numbers
+            or list(map(int, numbers)) != list(range(first, first + len(numbers)))
+        ):
+            for negated, rest, digits, description in tests:
+                line = ("not ok" if negated else "ok") + rest
+                self._test_line(line, 0, (negated or None, digits or None, description))
+            return
+        statuses = list(map(_LINE_STATUS.__getitem__, map(itemgetter(0), tests)))
+        if self.raw:
+            ids = [test[1][1:] for test in tests]
+            odd = [index for index, test in enumerate(tests) if "#" in test[3]]
+        else:
+            ids = [test[3].strip().removeprefix("- ") for test in tests]
+            if "-" in ids:
+                ids = ["" if test_id == "-" else test_id for test_id in ids]
+            odd = [index for index, test in enumerate(tests) if "#" in test[3] or "\\" in test[3]]
+        for index in odd:  # a directive, or an escape: named line by line
+            negated, rest, _, description = tests[index]
+            line = ("not ok" if negated else "ok") + rest
+            ids[index], statuses[index] = self._identify(line, bool(negated), description)
+        entries = list(zip(ids, statuses, strict=True))
+        if "" in ids:
+            entries = [entry for entry in entries if entry[0]]
+        self.result.add_all(entries)
+        level.last = first + len(numbers) - 1
+        self.last_test_indent = 0
+
     def finish(self) -> None:
         """End of the log: accept every line still waiting."""
         for level in self.levels.values():
             self.commit(level)
+
+
+# A stream without subtests, read from the whole text at once: only lines that start in
+# column 0 can be tests there (a YAML block never hides one), and of the other lines only
+# a version, a plan, a fail count and a bail out change anything. Patterns never cross a
+# line (``{L}`` is ``\s`` within one).
+# Groups: negation, the text after ``ok``, the number (if any), the description.
+_TOP_TEST_LINES = TwoWayPattern(
+    r"\n(not )?ok(?=[{L}]|$)((?:[{L}]+(\d+)(?=[{L}]|$))?([^\n]*))", re.MULTILINE
+)
+_LINE_STATUS = {"": TestStatus.PASSED, "not ": TestStatus.FAILED}
+_TOP_OTHER_LINES = TwoWayPattern(
+    r"\n((?:(?![ \t])[{L}]+)?TAP version \d+[{L}]*"
+    r"|(?:(?![ \t])[{L}]+)?1\.\.\d+[{L}]*(?:#[^\n]*)?"
+    r"|#[{L}]*fail(?:ed)?[{L}]+\d+[{L}]*"
+    r"|Bail out![^\n]*)$",
+    re.MULTILINE,
+)
+
+
+def _read_flat(state: _TapState, text: str) -> None:
+    """Read a stream without subtests (see ``_TOP_TEST_LINES``)."""
+    text = visible_text(text)
+    pos = 0
+    others, lines = _TOP_OTHER_LINES.of(text), _TOP_TEST_LINES.of(text)
+    for other in others.finditer(text):
+        tests = lines.findall(text, pos, other.start())
+        if tests:
+            state.top_level_run(tests)
+        state.feed(other.group(1))
+        pos = other.end()
+    tests = lines.findall(text, pos)
+    if tests:
+        state.top_level_run(tests)
 
 
 def _parse_tap(text: str, raw: bool) -> ParseResult:
@@ -215,6 +289,9 @@ def _parse_tap(text: str, raw: bool) -> ParseResult:
     state.result.official_passing = _OFFICIAL_PASSING
     state.result.official_failing = _OFFICIAL_FAILING
     state.reset()
+    if "Subtest" not in text:
+        _read_flat(state, text)
+        return _finish(state)
     feed = state.feed
     for line in iter_lines(text):
         yaml_indent = state.yaml_indent
@@ -232,6 +309,10 @@ def _parse_tap(text: str, raw: bool) -> ParseResult:
                 feed(line)
             continue
         feed(line)
+    return _finish(state)
+
+
+def _finish(state: _TapState) -> ParseResult:
     state.finish()
     if state.rejected:
         state.result.notes.append(
