@@ -56,6 +56,18 @@ def read_report(run_dir: Path) -> dict[str, Any]:
     return dict(json.loads((run_dir / "report.json").read_text()))
 
 
+def grade_agent_run(run_dir: Path, output_dir: Path, cache: Path) -> dict[str, Any]:
+    """``eval`` of an agent run's ``predictions.jsonl`` on ``mini`` (run id ``graded`` in
+    ``output_dir``), which must exit 0; its report."""
+    evaluated = run_cli(
+        ["eval", "--dataset", "mini", "--predictions", str(run_dir / "predictions.jsonl"),
+         "--run-id", "graded", "--output-dir", str(output_dir)],
+        cache,
+    )  # fmt: skip
+    assert evaluated.returncode == 0, evaluated.stdout + evaluated.stderr
+    return read_report(output_dir / "graded")
+
+
 @pytest.fixture
 def agent_folder() -> Iterator[Path]:
     """A folder for an agent's files that sandboxes can be given (``--agent-mount``): not

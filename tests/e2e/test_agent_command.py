@@ -19,7 +19,7 @@ from polybench.dataset.models import Instance
 from polybench.sandbox.local import bubblewrap_available
 from tests.agent.fake_chat import Reply, ScriptedChatServer
 from tests.agent.scripted_agent import NOTHING, ScriptedAgent
-from tests.e2e.conftest import read_report, run_cli
+from tests.e2e.conftest import grade_agent_run, run_cli
 
 pytestmark = [pytest.mark.slow]
 
@@ -147,13 +147,7 @@ def test_a_cli_agent_runs_in_the_sandboxes_metered_and_its_patches_evaluate(
     else:
         assert run["network"].startswith("host")
 
-    evaluated = run_cli(
-        ["eval", "--dataset", "mini", "--predictions", str(run_dir / "predictions.jsonl"),
-         "--run-id", "graded", "--output-dir", str(tmp_path / "runs")],
-        shared_cache,
-    )  # fmt: skip
-    assert evaluated.returncode == 0, evaluated.stdout + evaluated.stderr
-    report = read_report(tmp_path / "runs" / "graded")
+    report = grade_agent_run(run_dir, tmp_path / "runs", shared_cache)
     assert sorted(report["resolved_ids"]) == [GAVE_UP, SOLVED], report
     assert report["empty_patch_ids"] == [IDLE]
 

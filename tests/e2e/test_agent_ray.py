@@ -14,7 +14,7 @@ import pytest
 from polybench.dataset.models import Instance
 from tests.agent.fake_chat import ScriptedChatServer
 from tests.agent.scripted_agent import NOTHING, RATE_LIMITED, USAGE, responder
-from tests.e2e.conftest import read_report, run_cli
+from tests.e2e.conftest import grade_agent_run, run_cli
 from tests.e2e.test_agent_command import agent_command
 
 pytestmark = [pytest.mark.slow, pytest.mark.ray]
@@ -82,13 +82,7 @@ def test_the_built_in_agent_runs_as_ray_tasks_then_evaluates_and_resumes(
     assert asked == 2 * 3 + 1  # one scripted 429
     assert set(server.authorizations) == {f"Bearer {KEY}"}  # the workers had the key
 
-    evaluated = run_cli(
-        ["eval", "--dataset", "mini", "--predictions", str(run_dir / "predictions.jsonl"),
-         "--run-id", "graded", "--output-dir", str(tmp_path / "runs")],
-        shared_cache,
-    )  # fmt: skip
-    assert evaluated.returncode == 0, evaluated.stdout + evaluated.stderr
-    report = read_report(tmp_path / "runs" / "graded")
+    report = grade_agent_run(run_dir, tmp_path / "runs", shared_cache)
     assert sorted(report["resolved_ids"]) == [LIMITED, SOLVED]
     assert report["empty_patch_ids"] == [IDLE]
 

@@ -23,7 +23,7 @@ from tests.agent.scripted_agent import (
     WRONG,
     responder,
 )
-from tests.e2e.conftest import read_report, run_cli
+from tests.e2e.conftest import grade_agent_run, run_cli
 
 pytestmark = [pytest.mark.slow]
 
@@ -88,13 +88,7 @@ def test_agent_run_then_eval_and_report(
     total_calls = sum(r["api_calls"] for r in records.values())
     assert total_calls == len(server.requests) - 2  # two scripted HTTP errors
 
-    evaluated = run_cli(
-        ["eval", "--dataset", "mini", "--predictions", str(run_dir / "predictions.jsonl"),
-         "--run-id", "graded", "--output-dir", str(tmp_path / "runs")],
-        shared_cache,
-    )  # fmt: skip
-    assert evaluated.returncode == 0, evaluated.stdout + evaluated.stderr
-    report = read_report(tmp_path / "runs" / "graded")
+    report = grade_agent_run(run_dir, tmp_path / "runs", shared_cache)
     assert report["resolved_instances"] == 13, report
     assert sorted(report["unresolved_ids"]) == ["polybench-mini__timespan-27"]
     assert sorted(report["empty_patch_ids"]) == [

@@ -13,7 +13,7 @@ import pytest
 from polybench.dataset.models import Instance
 from tests.agent.fake_chat import ScriptedChatServer
 from tests.agent.scripted_agent import NOTHING, ScriptedAgent
-from tests.e2e.conftest import read_report, run_cli
+from tests.e2e.conftest import grade_agent_run, run_cli
 from tests.e2e.test_agent_command import Tally
 
 pytestmark = [pytest.mark.slow]
@@ -57,12 +57,6 @@ def test_the_example_agent_runs_as_the_readme_says(
         assert kept[1]["content"] == mini[instance_id].problem_statement
     assert records[IDLE]["model_patch"] == ""
 
-    evaluated = run_cli(
-        ["eval", "--dataset", "mini", "--predictions", str(run_dir / "predictions.jsonl"),
-         "--run-id", "graded", "--output-dir", str(tmp_path / "runs")],
-        shared_cache,
-    )  # fmt: skip
-    assert evaluated.returncode == 0, evaluated.stdout + evaluated.stderr
-    report = read_report(tmp_path / "runs" / "graded")
+    report = grade_agent_run(run_dir, tmp_path / "runs", shared_cache)
     assert report["resolved_ids"] == [SOLVED]
     assert report["empty_patch_ids"] == [IDLE]
