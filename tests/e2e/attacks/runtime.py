@@ -113,8 +113,10 @@ ATTACKS = [
     Attack("surefire-reports-rewritten", 6, "Java", JAVA5_NESTED,
            "a class under test starts a process that rewrites every <failure> of the surefire "
            "reports before they are read", _surefire_rewriter,
-           # Racing Surefire's own writes, it may also leave a report half-written.
-           ("canary", "summary", "distrust")),
+           # Racing Surefire's own writes, it may also leave a report half-written
+           # (distrusted) or empty: then that class's tests are missing, and a missing
+           # F2P test never passes (the real failure wins).
+           ("canary", "summary", "distrust", "real-failure-wins")),
     Attack("flood-python", 8, "Python", PY_UNITTEST,
            f"{FLOOD_MIB} MiB at import and {FLOOD_MIB} MiB at exit push the real run out of "
            "the output cap; a passing summary comes last", _python_flood, ("truncation",)),
