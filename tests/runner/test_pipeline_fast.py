@@ -21,8 +21,8 @@ import pytest
 from polybench.dataset.materialise import materialise_tree
 from polybench.dataset.models import Instance, Language, Prediction
 from polybench.environments.errors import ProvisionError
-from polybench.environments.provider import ReadySandbox
 from polybench.environments.manager import EnvironmentSetupError, EnvironmentUnavailable
+from polybench.environments.provider import ReadySandbox
 from polybench.grading.canaries import CanaryOutcome, CanaryStatus
 from polybench.grading.grade import Outcome
 from polybench.grading.parsers.registry import parse_log
