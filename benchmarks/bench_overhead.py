@@ -47,6 +47,8 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+from bytecode import compile_polybench
+
 from polybench.dataset.builtin import load_builtin, repo_dir_for
 from polybench.dataset.models import Instance
 from polybench.environments.backends import ProviderSettings, build_provider
@@ -219,6 +221,7 @@ def main() -> None:
     chosen = [i for i in args.instances.split(",") if i]
     instances = [i for i in load_builtin("mini") if not chosen or i.instance_id in chosen]
     print(f"cache: {os.environ.get('POLYBENCH_CACHE_DIR') or cache_root()}", file=sys.stderr)
+    print(f"bytecode compiled: {compile_polybench()}", file=sys.stderr)
     lines = ["Whole-CLI overhead over the bare test commands (mini, gold predictions)", ""]
     with tempfile.TemporaryDirectory(prefix="polybench-bench-") as scratch:
         for backend in args.backend or ["local"]:

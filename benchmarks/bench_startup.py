@@ -31,6 +31,8 @@ import time
 from importlib.metadata import version
 from pathlib import Path
 
+from bytecode import compile_polybench
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "startup.md"
 FLOOR_APP = '''
@@ -114,6 +116,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=21, help="rounds (default 21)")
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args()
+    compile_polybench()
     with tempfile.TemporaryDirectory() as scratch:
         floor = Path(scratch) / "floor_app.py"
         floor.write_text(FLOOR_APP, encoding="utf-8")

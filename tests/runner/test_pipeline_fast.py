@@ -22,6 +22,7 @@ from polybench.dataset.materialise import materialise_tree
 from polybench.dataset.models import Instance, Language, Prediction
 from polybench.environments.errors import ProvisionError
 from polybench.environments.manager import EnvironmentSetupError, EnvironmentUnavailable
+from polybench.environments.provider import ReadySandbox
 from polybench.grading.canaries import CanaryOutcome, CanaryStatus
 from polybench.grading.grade import Outcome
 from polybench.grading.parsers.registry import parse_log
@@ -256,6 +257,49 @@ def test_each_step_enters_the_sandbox_once(
     second = runner.run(instance, prediction, InstanceArtifacts(tmp_path / "b"))
     assert second.status is Status.RESOLVED
     assert entries(again) == ["apply", "install", "prepare", "tests"]
+
+
+class FingerprintedProvider(FakeProvider):
+    """A fake provider whose environment's content is known by ``fingerprint``."""
+
+    def __init__(self, sandbox: FakeSandbox, fingerprint: str | None) -> None:
+        super().__init__(sandbox)
+        self.fingerprint = fingerprint
+
+    def provide(self, instance: Instance) -> ReadySandbox:
+        ready = super().provide(instance)
+        ready.environment.fingerprint = self.fingerprint
+        return ready
+
+
+def test_a_known_environment_is_not_asked_again_in_a_later_run(
+    repo: tuple[Path, str], instance: Instance, tmp_path: Path
+) -> None:
+    kept = tmp_path / "probes"
+    prediction = Prediction(instance_id=instance.instance_id, model_patch=FIX)
+
+    def one_run(name: str, fingerprint: str | None) -> list[str]:
+        box = FakeSandbox.from_repo(repo[0], repo[1], tmp_path / name)
+        box.script_test_run(ScriptedRun(stdout=ALL_PASS))
+        settings = RunSettings(timeout=30, canaries=False, probe_cache=kept)
+        runner = InstanceRunner(FingerprintedProvider(box, fingerprint), settings)
+        result = runner.run(instance, prediction, InstanceArtifacts(tmp_path / name / "a"))
+        assert result.status is Status.RESOLVED
+        assert result.tampering.refused == [] and result.patch_files == ["calc.py"]
+        return entries(box)
+
+    asked = ["inspect", "python facts", "apply", "install", "prepare", "tests"]
+    assert one_run("first", "env-1") == asked
+    # A new runner (a later run) on the same environment content: both answers are kept.
+    assert one_run("second", "env-1") == ["apply", "install", "prepare", "tests"]
+    # Rebuilt (another fingerprint), or content not known: asked again.
+    assert one_run("rebuilt", "env-2") == asked
+    assert one_run("unknown", None) == asked
+    # A kept answer that cannot be read is asked again (and kept anew).
+    for path in kept.iterdir():
+        path.write_text("{not json")
+    assert one_run("damaged", "env-1") == asked
+    assert one_run("repaired", "env-1") == ["apply", "install", "prepare", "tests"]
 
 
 def test_the_canary_run_and_the_probe_add_one_entry_per_step(

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from polybench.environments.images.context import shallow_checkout
-from polybench.sandbox.base import DEFAULT_MAX_OUTPUT_BYTES, Sandbox, SandboxError
+from polybench.sandbox.base import DEFAULT_MAX_OUTPUT_BYTES, Sandbox, SandboxError, write_files
 from polybench.sandbox.docker import ContainerLimits, DockerSandbox
 from polybench.sandbox.local import LocalSandbox, bubblewrap_available
 from tests.helpers.docker_fixtures import (  # noqa: F401
@@ -109,6 +109,25 @@ def test_replacing_a_file_keeps_its_mode(sandbox: Sandbox) -> None:
     assert sandbox.exec("printf old > run.sh && chmod 755 run.sh").ok
     sandbox.write_file(f"{sandbox.workdir}/run.sh", "new")
     assert sandbox.exec("stat -c %a run.sh; cat run.sh").output == "755\nnew"
+
+
+def test_several_files_are_written_at_once_as_one_by_one(sandbox: Sandbox) -> None:
+    assert sandbox.exec("printf old > run.sh && chmod 755 run.sh").ok
+    write_files(
+        sandbox,
+        {
+            f"{sandbox.scratch_dir}/batch/a.list": "x\0y\0",
+            f"{sandbox.scratch_dir}/batch/sub/b.bin": b"\x00\xff",
+            f"{sandbox.scratch_dir}/batch/empty": "",
+            f"{sandbox.workdir}/run.sh": "new",
+        },
+    )
+    assert sandbox.read_file(f"{sandbox.scratch_dir}/batch/a.list") == b"x\0y\0"
+    assert sandbox.read_file(f"{sandbox.scratch_dir}/batch/sub/b.bin") == b"\x00\xff"
+    assert sandbox.read_file(f"{sandbox.scratch_dir}/batch/empty") == b""
+    assert sandbox.exec("stat -c %a run.sh; cat run.sh").output == "755\nnew"
+    with pytest.raises(SandboxError, match="outside"):
+        write_files(sandbox, {f"{sandbox.scratch_dir}/ok": "1", "/etc/evil": "x"})
 
 
 def test_paths_outside_the_sandbox_are_refused(sandbox: Sandbox) -> None:

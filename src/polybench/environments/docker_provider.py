@@ -84,5 +84,6 @@ class DockerProvider:
             env_dir=None,
             reused=image.reused,
             setup_seconds=time.monotonic() - started,
+            fingerprint=image.image_id,
         )
         return ReadySandbox(sandbox=sandbox, environment=environment)

@@ -56,6 +56,15 @@ def manifest_path(env_dir: Path) -> Path:
     return env_dir.with_name(env_dir.name + MANIFEST_SUFFIX)
 
 
+def manifest_digest(env_dir: Path) -> str | None:
+    """The SHA-256 of ``env_dir``'s manifest (what its content is known by), or None
+    when it has none."""
+    try:
+        return hashlib.sha256(manifest_path(env_dir).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
 def _digest(path: Path) -> str:
     hasher = hashlib.sha256()
     with path.open("rb") as handle:

@@ -28,7 +28,7 @@ from polybench.dataset.models import Instance
 from polybench.environments.commandneeds import with_nvm_script
 from polybench.environments.dockerfile import CHECKOUT, ENV_DIR, WORKDIR
 from polybench.environments.errors import ProvisionError
-from polybench.environments.integrity import record, verify
+from polybench.environments.integrity import manifest_digest, record, verify
 from polybench.environments.layout import Layout, activation_script, capture
 from polybench.environments.recipes import PYTHON, Recipe, Step, recipe_for
 from polybench.environments.toolchains import (
@@ -90,6 +90,9 @@ class PreparedEnvironment:
     nvm_script: Path | None = None
     """The environment's ``nvm.sh``: what the test command's ``. /usr/local/nvm/nvm.sh``
     sources here (it selects the Node versions the environment prepared)."""
+    fingerprint: str | None = None
+    """What identifies the environment's content (its manifest's digest, an image id):
+    answers about it may be kept across runs under this; None: never kept."""
 
     def test_command(self, command: str) -> str:
         """``command`` as it runs with this environment: an ``nvm.sh`` it sources is the
@@ -188,6 +191,7 @@ class EnvironmentManager:
             notes=list(chain.notes),
             rebuilt=rebuilt,
             nvm_script=nvm_script if nvm_script.is_file() else None,
+            fingerprint=manifest_digest(env_dir),
         )
 
     @staticmethod

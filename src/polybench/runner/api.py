@@ -256,6 +256,7 @@ def evaluate(
         rule=config.rule,
         canaries=config.canaries,
         refuse_unisolated=decision.isolation is None and _untrusted(config) is not None,
+        probe_cache=settings.cache_dir / "probes" if settings.cache_dir is not None else None,
     )
     try:
         runner = make_runner(

@@ -17,6 +17,7 @@ import secrets
 import time
 import traceback
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from polybench.dataset.models import Instance, Language, Prediction
 from polybench.environments.errors import ProvisionError
@@ -34,6 +35,7 @@ from polybench.runner.admission import Admission, PatchRejected, admit
 from polybench.runner.artifacts import InstanceArtifacts
 from polybench.runner.canary_run import CanaryState, canary_run
 from polybench.runner.phase import inspect_checkout
+from polybench.runner.probe_cache import ProbeCache
 from polybench.runner.spec import InstanceSpec, SpecError, build_spec
 from polybench.runner.steps import (
     PythonFacts,
@@ -69,6 +71,9 @@ class RunSettings:
     refuse_unisolated: bool = False
     """Refuse sandboxes that say their isolation is ``none`` (untrusted predictions the
     user did not ask to run unisolated, on a backend that could not say beforehand)."""
+    probe_cache: Path | None = None
+    """Where answers about fresh sandboxes are kept across runs
+    (:mod:`polybench.runner.probe_cache`); None: asked again in every run."""
 
 
 class _Infrastructure(Exception):
@@ -151,6 +156,18 @@ def _error_kind(kind: str) -> ErrorKind:
         return ErrorKind.SANDBOX_FAILED
 
 
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _facts_shape(kept: dict[str, object]) -> bool:
+    return _strings(kept.get("modules")) and _strings(kept.get("pytest_plugins"))
+
+
+def _listing_shape(kept: dict[str, object]) -> bool:
+    return _strings(kept.get("base")) and _strings(kept.get("untracked"))
+
+
 class InstanceRunner:
     """Runs predictions on instances with one sandbox provider and writes their artifacts."""
 
@@ -159,6 +176,7 @@ class InstanceRunner:
         self.settings = settings or RunSettings()
         self._python_facts: dict[tuple[str, str], PythonFacts] = {}
         self._checkouts: dict[tuple[str, str, str], tuple[set[str], set[str]]] = {}
+        self._kept = ProbeCache(self.settings.probe_cache)
 
     def run(
         self, instance: Instance, prediction: Prediction, artifacts: InstanceArtifacts
@@ -330,8 +348,15 @@ class InstanceRunner:
         environment = ready.environment
         key = (environment.recipe, str(environment.env_dir))
         if key not in self._python_facts:
-            env = environment.exec_env(ready.sandbox.workdir)
-            self._python_facts[key] = python_facts(ready.sandbox, env)
+            kept = self._kept.get("facts", environment)
+            if isinstance(kept, dict) and _facts_shape(kept):
+                facts = PythonFacts(frozenset(kept["modules"]), tuple(kept["pytest_plugins"]))
+            else:
+                env = environment.exec_env(ready.sandbox.workdir)
+                facts = python_facts(ready.sandbox, env)
+                answer = {"modules": sorted(facts.modules), "pytest_plugins": facts.pytest_plugins}
+                self._kept.put("facts", environment, answer)
+            self._python_facts[key] = facts
         return self._python_facts[key]
 
     def _inspect(self, ready: ReadySandbox, spec: InstanceSpec) -> tuple[set[str], set[str]]:
@@ -340,7 +365,14 @@ class InstanceRunner:
         environment = ready.environment
         key = (environment.recipe, str(environment.env_dir), spec.base_commit)
         if key not in self._checkouts:
-            self._checkouts[key] = inspect_checkout(ready.sandbox, spec.base_commit)
+            kept = self._kept.get("inspect", environment, spec.base_commit)
+            if isinstance(kept, dict) and _listing_shape(kept):
+                self._checkouts[key] = (set(kept["base"]), set(kept["untracked"]))
+            else:
+                at_base, untracked = inspect_checkout(ready.sandbox, spec.base_commit)
+                self._checkouts[key] = (at_base, untracked)
+                answer = {"base": sorted(at_base), "untracked": sorted(untracked)}
+                self._kept.put("inspect", environment, answer, spec.base_commit)
         at_base, untracked = self._checkouts[key]
         return set(at_base), set(untracked)
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from polybench.patches.apply import ApplyResult, Strategy
 from polybench.runner.checkout import GIT_ENV, GIT_OPTIONS
-from polybench.sandbox.base import Sandbox, SandboxError
+from polybench.sandbox.base import Sandbox, SandboxError, write_files
 
 PHASE_TIMEOUT = 1800.0
 PHASE_PREFIX = "polybench-phase-"
@@ -181,11 +181,13 @@ def run_phase(
     finish (timed out, killed) is a :class:`SandboxError`.
     """
     folder = f"{sandbox.scratch_dir}/{PHASE_PREFIX}{secrets.token_hex(12)}"
-    for name, paths in (lists or {}).items():
-        sandbox.write_file(f"{folder}/{name}.list", "".join(f"{p}\0" for p in paths))
-    for name, text in (files or {}).items():
-        sandbox.write_file(f"{folder}/{name}", text)
-    sandbox.write_file(f"{folder}/report", "")
+    inputs: dict[str, bytes | str] = {
+        f"{folder}/{name}.list": "".join(f"{p}\0" for p in paths)
+        for name, paths in (lists or {}).items()
+    }
+    inputs.update({f"{folder}/{name}": text for name, text in (files or {}).items()})
+    inputs[f"{folder}/report"] = ""
+    write_files(sandbox, inputs)
     argv = ["bash", "-c", prelude() + body, f"{PHASE_PREFIX}{phase}", folder, sandbox.workdir]
     done = sandbox.exec([*argv, *args], timeout=timeout, env={**GIT_ENV, **(env or {})})
     if done.timed_out:

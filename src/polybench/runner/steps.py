@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from polybench.environments.manager import EnvironmentSetupError, activation_text
@@ -28,7 +29,7 @@ from polybench.grading.verdict import Rule, RunFacts, Verdict, decide
 from polybench.patches.apply import strategies
 from polybench.runner.phase import PhaseReport, chain_result, chain_script, run_phase
 from polybench.runner.spec import InstanceSpec
-from polybench.sandbox.base import ExecResult, Sandbox, SandboxError
+from polybench.sandbox.base import ExecResult, Sandbox, SandboxError, write_files
 from polybench.sandbox.eval_script import MarkedLog, eval_script, split_log
 
 _STEP_TIMEOUT = 300.0
@@ -277,11 +278,13 @@ def run_tests(
     env: dict[str, str],
     timeout: float,
     command: str | None = None,
+    files: Mapping[str, str] | None = None,
 ) -> TestRun:
     """Run the eval script with stdout and stderr captured apart.
 
     ``command`` is the test command as the environment runs it (see
-    :func:`harness_command`); the instance's own by default.
+    :func:`harness_command`); the instance's own by default. ``files`` (path: text) are
+    written with the script, in the same operation.
 
     A script that never printed its start marker did not get to run anything of the
     repository (the sandbox failed to start it: a namespace or process could not be made
@@ -289,7 +292,7 @@ def run_tests(
     """
     script_path = f"{sandbox.scratch_dir}/eval.sh"
     script = eval_script(sandbox.workdir, command if command is not None else spec.test_command)
-    sandbox.write_file(script_path, script)
+    write_files(sandbox, {**(files or {}), script_path: script})
     argv = ["bash", script_path]
     executed = sandbox.exec(argv, timeout=timeout, env=env, streams=True)
     marked = split_log(executed.output)
@@ -331,10 +334,9 @@ def run_probed(
     what it saw. When the log shows the probe itself failing, the tests run again without
     it and the probe is unavailable for this run (so it never changes a verdict)."""
     probe_dir, out_dir = probe_folders(sandbox)
-    for name, text in probe_sources().items():
-        sandbox.write_file(f"{probe_dir}/{name}", text)
+    sources = {f"{probe_dir}/{name}": text for name, text in probe_sources().items()}
     probed = probe_env(env, probe_dir, out_dir, sandbox.workdir)
-    run = run_tests(sandbox, spec, probed, timeout, command)
+    run = run_tests(sandbox, spec, probed, timeout, command, sources)
     broke = probe_broke_run(run.executed.output, probe_dir)
     if broke is not None:
         reason = f"the probe failed in this run ({broke}); the tests ran again without it"

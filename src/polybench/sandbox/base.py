@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -91,6 +92,29 @@ class Sandbox(Protocol):
     def cleanup(self) -> None:
         """Remove everything the sandbox holds. Safe to call twice."""
         ...
+
+
+@runtime_checkable
+class WritesMany(Protocol):
+    """A sandbox that writes several files in one operation (where each write costs a
+    round trip, as a container engine's archive upload does)."""
+
+    def write_files(self, files: Mapping[str, bytes | str]) -> None:
+        """Create or replace every file of ``files`` (path as seen in the sandbox: its
+        bytes or text), parent directories created, in as few operations as it can."""
+        ...
+
+
+def write_files(sandbox: Sandbox, files: Mapping[str, bytes | str]) -> None:
+    """Write ``files`` into ``sandbox``: at once where it can (:class:`WritesMany`), else
+    one :meth:`Sandbox.write_file` each."""
+    if not files:
+        return
+    if isinstance(sandbox, WritesMany):
+        sandbox.write_files(files)
+        return
+    for path, data in files.items():
+        sandbox.write_file(path, data)
 
 
 @runtime_checkable

@@ -22,6 +22,7 @@ import posixpath
 import shutil
 import tarfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,7 @@ from polybench.sandbox.docker_client import (
     docker_client,
     managed_labels,
 )
-from polybench.sandbox.docker_stream import FrameReader, send_stdin, tar_dirs, tar_one
+from polybench.sandbox.docker_stream import FrameReader, send_stdin, tar_dirs, tar_files, tar_one
 from polybench.sandbox.process import _CappedBuffer
 
 __all__ = [
@@ -395,6 +396,24 @@ class DockerSandbox:
             self.container.put_archive("/", tar_one(target.lstrip("/"), payload, mode))
         except DockerException as exc:
             raise SandboxError(f"writing {path} failed: {exc}") from exc
+
+    def write_files(self, files: Mapping[str, bytes | str]) -> None:
+        """Create or replace several files in one archive upload; a repository file keeps
+        its mode (see :meth:`write_file`), so those are written one by one."""
+        self._check_usable()
+        batch: dict[str, bytes] = {}
+        for path, data in files.items():
+            target = self._inside(path)
+            if target.startswith(TESTBED + "/"):
+                self.write_file(path, data)
+                continue
+            batch[target.lstrip("/")] = data.encode("utf-8") if isinstance(data, str) else data
+        if not batch:
+            return
+        try:
+            self.container.put_archive("/", tar_files(batch))
+        except DockerException as exc:
+            raise SandboxError(f"writing {', '.join(sorted(batch))[:300]} failed: {exc}") from exc
 
     def copy_in(self, source: Path, destination: str = TESTBED) -> None:
         """Copy a host directory's content (dotfiles and ``.git`` included) into the container."""

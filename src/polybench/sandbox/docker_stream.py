@@ -26,13 +26,20 @@ _FINAL_READS = 64
 
 def tar_one(name: str, data: bytes, mode: int = 0o644) -> bytes:
     """A tar archive holding one file ``name`` with ``data``."""
+    return tar_files({name: data}, mode)
+
+
+def tar_files(files: dict[str, bytes], mode: int = 0o644) -> bytes:
+    """A tar archive holding every file of ``files`` (name: data), each with ``mode``."""
     buffer = io.BytesIO()
+    now = int(time.time())
     with tarfile.open(fileobj=buffer, mode="w") as archive:
-        info = tarfile.TarInfo(name)
-        info.size = len(data)
-        info.mode = mode
-        info.mtime = int(time.time())
-        archive.addfile(info, io.BytesIO(data))
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mode = mode
+            info.mtime = now
+            archive.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
 
 
