@@ -64,6 +64,27 @@ def test_every_kind_of_change_is_named(
     assert expected in found.describe()
 
 
+def test_deep_paths_are_named_from_the_root_and_linked_folders_are_not_entered(
+    tmp_path: Path,
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "lib.js").write_text("1\n")
+    env = tmp_path / "env-2"
+    deep = env / "node_modules" / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    (deep / "index.js").write_text("module.exports = 1\n")
+    (env / "node_modules" / "linked").symlink_to(outside, target_is_directory=True)
+    record(env)
+    recorded = json.loads(manifest_path(env).read_text())["entries"]
+    assert "node_modules/a/b/c/index.js" in recorded and "node_modules/linked" in recorded
+    assert not any(name.startswith("node_modules/linked/") for name in recorded)
+    (outside / "lib.js").write_text("2\n")  # behind a link: not the environment's content
+    assert verify(env).ok
+    (deep / "index.js").write_text("module.exports = 2\n")
+    assert verify(env).changed == ["node_modules/a/b/c/index.js"]
+
+
 def test_a_change_that_keeps_size_and_time_is_still_seen(tmp_path: Path) -> None:
     env = _environment(tmp_path)
     module = env / "venv/lib/module.py"

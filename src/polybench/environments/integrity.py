@@ -74,11 +74,25 @@ def _digest(path: Path) -> str:
 
 
 def _walk(env_dir: Path) -> dict[str, os.stat_result]:
+    """Every path below ``env_dir`` (relative, ``/``-separated) and its ``lstat``;
+    symbolic links are not followed and unreadable folders are left out."""
     found: dict[str, os.stat_result] = {}
-    for folder, dirs, files in os.walk(env_dir):
-        for name in (*dirs, *files):
-            full = os.path.join(folder, name)
-            found[os.path.relpath(full, env_dir)] = os.lstat(full)
+    pending = [("", str(env_dir))]
+    while pending:
+        prefix, folder = pending.pop()
+        try:
+            with os.scandir(folder) as entries:
+                listed = list(entries)
+        except OSError:
+            continue
+        for entry in listed:
+            relative = prefix + entry.name
+            try:
+                found[relative] = entry.stat(follow_symlinks=False)
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append((relative + "/", entry.path))
+            except OSError:
+                continue
     return found
 
 
