@@ -57,6 +57,9 @@ from polybench.paths import cache_root
 
 BASE_SOURCE = ["registry"]
 """Docker: where base images come from (``--base-source``; ``rootfs`` without a registry)."""
+TRUST_HOST_CA = [False]
+"""Docker: builds trust this machine's CA certificates (``--trust-host-ca``, behind a
+proxy that re-signs TLS)."""
 GOALS = {"local": 1.10, "docker": 1.5}
 BASELINES = {
     "local": "bare test command in a bubblewrap sandbox (same boundary and mounts)",
@@ -74,6 +77,7 @@ def _cli(backend: str, ids: list[str], out: Path, canaries: bool) -> float:
     ]  # fmt: skip
     if backend == "docker":
         argv += ["--base-source", BASE_SOURCE[0]]
+        argv += ["--trust-host-ca"] if TRUST_HOST_CA[0] else []
     started = time.monotonic()
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     seconds = time.monotonic() - started
@@ -88,7 +92,9 @@ def _cli(backend: str, ids: list[str], out: Path, canaries: bool) -> float:
 
 def _prepared(backend: str, instance: Instance, work: Path) -> ReadySandbox:
     """A sandbox of ``instance`` holding the gold and test patches and the environment."""
-    options = {"base_source": BASE_SOURCE[0]} if backend == "docker" else {}
+    options: dict[str, object] = {}
+    if backend == "docker":
+        options = {"base_source": BASE_SOURCE[0], "trust_host_ca": TRUST_HOST_CA[0]}
     settings = ProviderSettings(
         backend=backend, repo_dir=repo_dir_for("mini", None), work_dir=work, options=options
     )
@@ -215,9 +221,13 @@ def main() -> None:
     parser.add_argument("--instances", default="", help="comma-separated ids (default: all)")
     parser.add_argument("--canaries-too", action="store_true")
     parser.add_argument("--base-source", default="registry", choices=("registry", "rootfs"))
+    parser.add_argument(
+        "--trust-host-ca", action="store_true", help="Docker builds trust this machine's CAs"
+    )
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/overhead.md"))
     args = parser.parse_args()
     BASE_SOURCE[0] = args.base_source
+    TRUST_HOST_CA[0] = args.trust_host_ca
     chosen = [i for i in args.instances.split(",") if i]
     instances = [i for i in load_builtin("mini") if not chosen or i.instance_id in chosen]
     print(f"cache: {os.environ.get('POLYBENCH_CACHE_DIR') or cache_root()}", file=sys.stderr)
