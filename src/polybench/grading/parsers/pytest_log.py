@@ -153,14 +153,11 @@ def _record_legacy(result: ParseResult, variants: dict[str, str]) -> None:
         present = variants
     else:
         present = {proper: legacy for proper, legacy in variants.items() if proper in statuses}
-    legacies = set(present.values())
-    if len(legacies) == len(present) and statuses.keys().isdisjoint(legacies):
+    by_legacy = dict(zip(present.values(), map(statuses.__getitem__, present), strict=True))
+    if len(by_legacy) == len(present) and statuses.keys().isdisjoint(by_legacy):
         # Each legacy id names one test and no test has it as its own id.
-        statuses.update(zip(present.values(), map(statuses.__getitem__, present), strict=True))
-        if result.aliases:
-            result.aliases |= legacies
-        else:
-            result.aliases = legacies
+        statuses.update(by_legacy)
+        result.aliases.update(by_legacy)
         if result.official_ids:
             result.official_ids.update(present)
         else:
