@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from itertools import compress, islice, repeat
-from operator import itemgetter, ne
+from operator import is_, itemgetter, ne
 from typing import cast
 
 from polybench.grading.parsers._text import TwoWayPattern, visible_text
@@ -201,9 +201,8 @@ class _Session:
         result.parsed_anything = True
         progress, summary = self.progress, self.summary
         if self.summary_has_pass:  # only skips are taken from the progress lines
-            final: dict[str, TestStatus] = {
-                key: value for key, value in progress.items() if value is TestStatus.SKIPPED
-            }
+            skipped = map(is_, progress.values(), repeat(TestStatus.SKIPPED))
+            final: dict[str, TestStatus] = dict(compress(progress.items(), skipped))
         else:
             final = dict(progress)
         entries = len(final) + len(summary)
@@ -219,7 +218,10 @@ class _Session:
             final = self._weigh(statuses)
         # One occurrence per node id, in the order the session ran them (the progress
         # lines), then those only the summary names.
-        ran = [(key, value) for key in progress if (value := final.get(key)) is not None]
+        if progress.keys() <= final.keys():  # (as usual) every test that ran has a status
+            ran = list(zip(progress, map(final.__getitem__, progress), strict=True))
+        else:
+            ran = [(key, value) for key in progress if (value := final.get(key)) is not None]
         if result.occurrences:
             result.occurrences += ran
         else:
@@ -404,7 +406,7 @@ class _Reader:
         looked_up = list(map(known.get, nodes))
         words = list(map(itemgetter(0), found))
         ids = cast("list[str]", looked_up)
-        if None in looked_up:
+        if not all(looked_up):  # (an official id is never empty)
             kept: list[tuple[str, str]] = []
             for test_id, word, rest in zip(looked_up, words, rests, strict=True):
                 if test_id is None:
