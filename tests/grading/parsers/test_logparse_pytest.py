@@ -237,3 +237,41 @@ def test_legacy_ids_read_from_a_whole_log_are_those_of_each_node_id() -> None:
     }
     assert result.aliases == expected
     assert len(expected) == 6
+
+
+def test_legacy_ids_of_odd_parameters_are_those_of_each_node_id() -> None:
+    """Node ids the official pattern reads whole up to their parameters (the usual case),
+    with parameters it reads whole, in part or not at all."""
+    from polybench.grading.parsers import get_parser
+    from polybench.grading.parsers.pytest_log import legacy_official_id, official_id
+
+    nodes = [
+        "t.py::test_p[a b]",
+        "t.py::test_p[1.5]",
+        "t.py::test_p[a-b]x]",
+        "t.py::test_p[]",
+        "t.py::test_p[ok-1]",
+        "pkg/t.py::TestA::test_x[p q]",
+        "pkg/t.py::TestA::test_y",
+        "ü/t.py::test_ü[a/b]",
+    ]
+    progress = "".join(f"{node} PASSED [ 50%]\n" for node in nodes[:-1])
+    summary = f"FAILED {nodes[-1]} - boom\n"  # the last one only here
+    log = (
+        "==== test session starts ====\n"
+        + progress
+        + "==== short test summary info ====\n"
+        + summary
+    )
+    result = get_parser("pytest_or_unittest")(log)
+    expected = {}
+    for node in nodes:
+        proper, legacy = official_id(node), legacy_official_id(node)
+        assert proper is not None and legacy is not None
+        if legacy != proper:
+            expected[proper] = legacy
+    assert result.official_ids == expected
+    assert result.aliases == set(expected.values())
+    assert result.statuses["ü/t.py:None:test_ü"] == "failed"
+    assert result.statuses["t.py:None:test_p[a-b]"] == "passed"
+    assert len(expected) == 6

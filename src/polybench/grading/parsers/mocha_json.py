@@ -15,6 +15,7 @@ hook, a report without ``tests[]``).
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import Any
 
 from polybench.grading.parsers._confirm import Confirmer
@@ -88,15 +89,19 @@ def _status_of_entry(test: dict[str, Any]) -> TestStatus:
 def _entry_ids(entries: list[Any], with_file: bool) -> list[str] | None:
     """The id of every entry, or None unless each is a dict with a string ``fullTitle``
     (and ``file``)."""
+    if not entries:
+        return []
     try:
         titles = [test["fullTitle"] for test in entries]
-        files = [test["file"] for test in entries] if with_file else []
+        files = [test["file"] for test in entries] if with_file else None
     except (KeyError, TypeError):
         return None
-    if not _STRINGS.issuperset(map(type, titles)) or not _STRINGS.issuperset(map(type, files)):
+    if not _STRINGS.issuperset(map(type, titles)):
         return None
-    if not with_file:
+    if files is None:
         return titles
+    if not _STRINGS.issuperset(map(type, files)):
+        return None
     return [f"{file}->{title}" for file, title in zip(files, titles, strict=True)]
 
 
@@ -111,7 +116,7 @@ def _add_plain_report(result: ParseResult, data: dict[str, Any], with_file: bool
     if ids is None:
         return None
     statuses = [
-        _STATUS_FIELD.get(str(test.get("status")))
+        (_STATUS_FIELD.get(str(test["status"])) if "status" in test else None)
         or (
             TestStatus.SKIPPED
             if test.get("pending") is True
@@ -124,20 +129,26 @@ def _add_plain_report(result: ParseResult, data: dict[str, Any], with_file: bool
         for test in tests
     ]
     recorded = dict(zip(ids, statuses, strict=True))
-    mentioned: dict[str, TestStatus] = {}
-    count = len(ids)
-    for key, status in _MENTIONS:
-        names = _entry_ids(as_list(data.get(key)), with_file)
-        if names is None:
-            return None
-        mentioned.update(dict.fromkeys(names, status))
-        count += len(names)
-    if len(recorded) != len(ids) or len(mentioned) != count - len(ids):
+    # Every mention at once: its id and the status its list gives.
+    lists = [as_list(data.get(key)) for key, _ in _MENTIONS]
+    names = _entry_ids(list(chain.from_iterable(lists)), with_file)
+    if names is None:
         return None
-    if any(test_id in recorded for test_id, _ in mentioned.items() - recorded.items()):
-        return None  # a mention that disagrees with its test
-    extra = [item for item in mentioned.items() if item[0] not in recorded]
-    result.add_all(list(zip(ids, statuses, strict=True)) + extra)
+    kinds: list[TestStatus] = []
+    for (_, status), entries in zip(_MENTIONS, lists, strict=True):
+        kinds += [status] * len(entries)
+    mentioned = dict(zip(names, kinds, strict=True))
+    count = len(ids) + len(names)
+    if len(recorded) != len(ids) or len(mentioned) != len(names):
+        return None
+    entries = list(zip(ids, statuses, strict=True))
+    for test_id, status in mentioned.items():
+        own = recorded.get(test_id)
+        if own is None:
+            entries.append((test_id, status))  # a test of its own (a failing hook)
+        elif own is not status:
+            return None  # a mention that disagrees with its test
+    result.add_all(entries)
     return count
 
 

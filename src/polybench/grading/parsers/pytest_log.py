@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from itertools import compress, islice, repeat
-from operator import itemgetter, ne
+from operator import is_, itemgetter, ne
 from typing import cast
 
 from polybench.grading.parsers._text import TwoWayPattern, visible_text
@@ -102,6 +102,34 @@ _LEGACY_LINES = TwoWayPattern(
 # (Each line is taken with the line break before it.)
 _PLAIN_LINES = TwoWayPattern(r"\n[\w/]+\.py::(?:\w+::)?\w+(?:\[[\w\-]+\])?$", re.MULTILINE)
 
+# The parts of a node id before its parameters that the official pattern reads whole:
+# a path, no class or one, a name (the names of many tests are checked at once, one a line).
+_PLAIN_PATH = re.compile(r"[\w/]+\.py")
+_PLAIN_CLASS = re.compile(r"(?:\w+::)?")
+_PLAIN_NAMES = TwoWayPattern(r"[\w\n]*")
+# Parameter parts (``[...]`` or nothing), one a line: as far as the official pattern reads
+# every one whole, and the part it reads of each (the ``[\w-]`` brackets that start it).
+_PLAIN_PARAMS = TwoWayPattern(r"(?:(?:\[[\w\-]+\])?\n)*")
+_LEGACY_PARAMS = TwoWayPattern(r"^(\[[\w\-]+\])?[^\n]*$", re.MULTILINE)
+
+
+def _reads_whole(pattern: TwoWayPattern, text: str) -> bool:
+    """Whether ``pattern`` matches all of ``text``, from its start (a repeated line
+    pattern: matched as far as the lines go, with no backtracking into earlier ones)."""
+    match = pattern.of(text).match(text)
+    return match is not None and match.end() == len(text)
+
+
+def _plain_prefixes(found: list[tuple[str, ...]]) -> bool:
+    """Whether the official pattern reads every node id of ``found`` (with its parts:
+    node id, path, classes, name) whole up to its parameters."""
+    names = "\n".join(map(itemgetter(3), found))
+    return (
+        _PLAIN_NAMES.of(names).fullmatch(names) is not None
+        and all(map(_PLAIN_PATH.fullmatch, set(map(itemgetter(1), found))))
+        and all(map(_PLAIN_CLASS.fullmatch, set(map(itemgetter(2), found))))
+    )
+
 
 def legacy_official_id(node_id: str) -> str | None:
     """The id the official harness's pattern gives for ``node_id``, if any.
@@ -121,13 +149,19 @@ def _record_legacy(result: ParseResult, variants: dict[str, str]) -> None:
     """Record each test also under its legacy id (``variants``: proper id -> legacy id),
     as an alias when no test has that id."""
     statuses = result.statuses
-    present = {proper: legacy for proper, legacy in variants.items() if proper in statuses}
-    legacies = set(present.values())
-    if len(legacies) == len(present) and statuses.keys().isdisjoint(legacies):
+    if variants.keys() <= statuses.keys():
+        present = variants
+    else:
+        present = {proper: legacy for proper, legacy in variants.items() if proper in statuses}
+    by_legacy = dict(zip(present.values(), map(statuses.__getitem__, present), strict=True))
+    if len(by_legacy) == len(present) and statuses.keys().isdisjoint(by_legacy):
         # Each legacy id names one test and no test has it as its own id.
-        statuses.update(zip(present.values(), map(statuses.__getitem__, present), strict=True))
-        result.aliases |= legacies
-        result.official_ids.update(present)
+        statuses.update(by_legacy)
+        result.aliases.update(by_legacy)
+        if result.official_ids:
+            result.official_ids.update(present)
+        else:
+            result.official_ids = present
         return
     for proper, legacy in present.items():
         if legacy not in statuses:
@@ -167,22 +201,31 @@ class _Session:
         result.parsed_anything = True
         progress, summary = self.progress, self.summary
         if self.summary_has_pass:  # only skips are taken from the progress lines
-            final: dict[str, TestStatus] = {
-                key: value for key, value in progress.items() if value is TestStatus.SKIPPED
-            }
+            skipped = map(is_, progress.values(), repeat(TestStatus.SKIPPED))
+            final: dict[str, TestStatus] = dict(compress(progress.items(), skipped))
         else:
             final = dict(progress)
         entries = len(final) + len(summary)
         final.update(summary)
         statuses = result.statuses
         if len(final) == entries and statuses.keys().isdisjoint(final):
-            statuses.update(final)  # no id twice: nothing to weigh
+            # No id twice: nothing to weigh (and the first session's results are ``final``).
+            if statuses:
+                statuses.update(final)
+            else:
+                result.statuses = final
         else:
             final = self._weigh(statuses)
         # One occurrence per node id, in the order the session ran them (the progress
         # lines), then those only the summary names.
-        ran = [(key, value) for key in progress if (value := final.get(key)) is not None]
-        result.occurrences += ran
+        if progress.keys() <= final.keys():  # (as usual) every test that ran has a status
+            ran = list(zip(progress, map(final.__getitem__, progress), strict=True))
+        else:
+            ran = [(key, value) for key in progress if (value := final.get(key)) is not None]
+        if result.occurrences:
+            result.occurrences += ran
+        else:
+            result.occurrences = ran
         if len(ran) != len(final):
             result.occurrences += [item for item in final.items() if item[0] not in progress]
 
@@ -236,6 +279,13 @@ _SUMMARY_WORDS = TwoWayPattern(rf"\n({_STATUSES}) ([^\n]*)$", re.MULTILINE)
 def _ids(found: list[tuple[str, ...]]) -> list[str]:
     """The official id of each node id, as ``official_id`` gives it, from its parts (the
     first five items of each tuple: node id, path, classes, name, parameters)."""
+    if all(classes.count("::") <= 1 for classes in set(map(itemgetter(2), found))):
+        # No nested classes: the first separators (no part before the parameters holds
+        # a ':') become ':', with ``None`` for a missing class.
+        return [
+            node.replace("::", ":", 2) if classes else node.replace("::", ":None:", 1)
+            for node, _, classes, _, _, _ in found
+        ]
     return [
         f"{path}:{classes[:-2].replace('::', '.')}:{name}{params}"
         if classes
@@ -265,6 +315,35 @@ class _Reader:
         known.update(zip(map(itemgetter(0), found), ids, strict=True))
         if not self.legacy_ids or len(known) == before:
             return
+        if _plain_prefixes(found):
+            self._learn_parameters(found, ids)
+            return
+        self._learn_unusual(before)
+
+    def _learn_parameters(self, found: list[tuple[str, ...]], ids: list[str]) -> None:
+        """Legacy ids of node ids whose part before the parameters the official pattern
+        reads whole: the official id with only the parameters it reads (the ``[\\w-]``
+        brackets that start them, if any)."""
+        params = list(map(itemgetter(4), found))
+        joined = "\n".join(params)
+        if _reads_whole(_PLAIN_PARAMS, joined + "\n"):
+            return  # every parameter part read whole: every legacy id is the official id
+        read = _LEGACY_PARAMS.of(joined).findall(joined)
+        # (An empty or whole parameter part gives the official id itself.)
+        legacies = [
+            test_id[: len(test_id) - len(param)] + legacy
+            for test_id, param, legacy in zip(ids, params, read, strict=True)
+        ]
+        variants = dict(compress(zip(ids, legacies, strict=True), map(ne, read, params)))
+        if self.variants:
+            self.variants.update(variants)
+        else:
+            self.variants = variants
+
+    def _learn_unusual(self, before: int) -> None:
+        """Legacy ids of the node ids first seen after the first ``before``, each read
+        by the official pattern."""
+        known = self.known
         # New node ids, first seen first. Those the official pattern reads whole have
         # the same id under it: only the others are read again.
         fresh = "\n" + "\n".join(islice(known, before, None))
@@ -327,7 +406,7 @@ class _Reader:
         looked_up = list(map(known.get, nodes))
         words = list(map(itemgetter(0), found))
         ids = cast("list[str]", looked_up)
-        if None in looked_up:
+        if not all(looked_up):  # (an official id is never empty)
             kept: list[tuple[str, str]] = []
             for test_id, word, rest in zip(looked_up, words, rests, strict=True):
                 if test_id is None:
