@@ -133,12 +133,14 @@ def test_a_changed_environment_is_rebuilt_and_the_change_reported(
     clone = RepoStore(repo_dir=repos).clone_for(instance.repo, commit)
     first = manager.prepare(instance, clone)
     assert first.env_dir is not None and first.rebuilt is None
-    assert manager.prepare(instance, clone).reused
+    again = manager.prepare(instance, clone)
+    assert again.reused and again.fingerprint == first.fingerprint is not None
     planted = first.env_dir / "node_modules.planted.js"
     planted.write_text("globalThis.pwned = true\n")  # as an unisolated run could
     forget_checks()
     second = manager.prepare(instance, clone)
     assert second.rebuilt is not None and "node_modules.planted.js" in second.rebuilt
     assert not second.reused and not planted.exists()
+    assert second.fingerprint is not None and second.fingerprint != first.fingerprint
     forget_checks()
     assert manager.prepare(instance, clone).rebuilt is None

@@ -47,8 +47,9 @@ from polybench.paths import cache_root
 from polybench.sandbox.base import Sandbox
 
 SETUP_TIMEOUT_SECONDS = 45 * 60
-_checked: set[Path] = set()
-"""Environments found unchanged (or made) by this process: checked once per process."""
+_checked: dict[Path, str | None] = {}
+"""Environments found unchanged (or made) by this process, checked once per process, and
+the digest of each one's manifest then (its fingerprint)."""
 _COMPLETE_MARKER = ".polybench-complete"
 _SUMMARY_FILE = "toolchain.txt"
 NVM_SCRIPT = "nvm/nvm.sh"
@@ -175,7 +176,7 @@ class EnvironmentManager:
                 reused = False
                 self._install(recipe, chain, clone, instance.base_commit, env_dir)
                 record(env_dir)
-                _checked.add(env_dir)
+                _checked[env_dir] = manifest_digest(env_dir)
         layout = Layout.load(env_dir)
         nvm_script = env_dir / NVM_SCRIPT
         return PreparedEnvironment(
@@ -191,7 +192,7 @@ class EnvironmentManager:
             notes=list(chain.notes),
             rebuilt=rebuilt,
             nvm_script=nvm_script if nvm_script.is_file() else None,
-            fingerprint=manifest_digest(env_dir),
+            fingerprint=_checked.get(env_dir),
         )
 
     @staticmethod
@@ -205,7 +206,7 @@ class EnvironmentManager:
             return None
         found = verify(env_dir)
         if found.ok:
-            _checked.add(env_dir)
+            _checked[env_dir] = manifest_digest(env_dir)
             return None
         return f"environment {env_dir.name} was rebuilt: {found.describe()}"
 
