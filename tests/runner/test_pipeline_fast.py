@@ -300,6 +300,10 @@ def test_a_known_environment_is_not_asked_again_in_a_later_run(
         path.write_text("{not json")
     assert one_run("damaged", "env-1") == asked
     assert one_run("repaired", "env-1") == ["apply", "install", "prepare", "tests"]
+    # JSON of another shape (a list, lists of non-strings) is not an answer either.
+    for index, path in enumerate(sorted(kept.iterdir())):
+        path.write_text('["base"]' if index % 2 else '{"base": [1], "modules": [null]}')
+    assert one_run("reshaped", "env-1") == asked
 
 
 def test_the_canary_run_and_the_probe_add_one_entry_per_step(

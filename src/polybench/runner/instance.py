@@ -18,6 +18,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from polybench.dataset.models import Instance, Language, Prediction
 from polybench.environments.errors import ProvisionError
@@ -156,16 +157,33 @@ def _error_kind(kind: str) -> ErrorKind:
         return ErrorKind.SANDBOX_FAILED
 
 
-def _strings(value: object) -> bool:
-    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+def _strings(kept: object, *names: str) -> list[list[str]] | None:
+    """The string lists ``names`` of a kept answer, or None when it is not that shape."""
+    if not isinstance(kept, dict):
+        return None
+    lists = [kept.get(name) for name in names]
+    for value in lists:
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            return None
+    return cast(list[list[str]], lists)
 
 
-def _facts_shape(kept: dict[str, object]) -> bool:
-    return _strings(kept.get("modules")) and _strings(kept.get("pytest_plugins"))
+def _facts_from(kept: object) -> PythonFacts | None:
+    found = _strings(kept, "modules", "pytest_plugins")
+    return PythonFacts(frozenset(found[0]), tuple(found[1])) if found is not None else None
 
 
-def _listing_shape(kept: dict[str, object]) -> bool:
-    return _strings(kept.get("base")) and _strings(kept.get("untracked"))
+def _facts_kept(facts: PythonFacts) -> dict[str, list[str]]:
+    return {"modules": sorted(facts.modules), "pytest_plugins": list(facts.pytest_plugins)}
+
+
+def _listing_from(kept: object) -> tuple[set[str], set[str]] | None:
+    found = _strings(kept, "base", "untracked")
+    return (set(found[0]), set(found[1])) if found is not None else None
+
+
+def _listing_kept(listing: tuple[set[str], set[str]]) -> dict[str, list[str]]:
+    return {"base": sorted(listing[0]), "untracked": sorted(listing[1])}
 
 
 class InstanceRunner:
@@ -174,9 +192,7 @@ class InstanceRunner:
     def __init__(self, provider: SandboxProvider, settings: RunSettings | None = None) -> None:
         self.provider = provider
         self.settings = settings or RunSettings()
-        self._python_facts: dict[tuple[str, str], PythonFacts] = {}
-        self._checkouts: dict[tuple[str, str, str], tuple[set[str], set[str]]] = {}
-        self._kept = ProbeCache(self.settings.probe_cache)
+        self._probes = ProbeCache(self.settings.probe_cache)
 
     def run(
         self, instance: Instance, prediction: Prediction, artifacts: InstanceArtifacts
@@ -346,34 +362,23 @@ class InstanceRunner:
         if spec.language is not Language.PYTHON:
             return None
         environment = ready.environment
-        key = (environment.recipe, str(environment.env_dir))
-        if key not in self._python_facts:
-            kept = self._kept.get("facts", environment)
-            if isinstance(kept, dict) and _facts_shape(kept):
-                facts = PythonFacts(frozenset(kept["modules"]), tuple(kept["pytest_plugins"]))
-            else:
-                env = environment.exec_env(ready.sandbox.workdir)
-                facts = python_facts(ready.sandbox, env)
-                answer = {"modules": sorted(facts.modules), "pytest_plugins": facts.pytest_plugins}
-                self._kept.put("facts", environment, answer)
-            self._python_facts[key] = facts
-        return self._python_facts[key]
+
+        def ask() -> PythonFacts:
+            return python_facts(ready.sandbox, environment.exec_env(ready.sandbox.workdir))
+
+        return self._probes.answer("facts", environment, "", ask, _facts_kept, _facts_from)
 
     def _inspect(self, ready: ReadySandbox, spec: InstanceSpec) -> tuple[set[str], set[str]]:
         """The base commit's files and the untracked paths of a fresh checkout: the same
         in every sandbox of one environment at one commit, so asked of the first alone."""
-        environment = ready.environment
-        key = (environment.recipe, str(environment.env_dir), spec.base_commit)
-        if key not in self._checkouts:
-            kept = self._kept.get("inspect", environment, spec.base_commit)
-            if isinstance(kept, dict) and _listing_shape(kept):
-                self._checkouts[key] = (set(kept["base"]), set(kept["untracked"]))
-            else:
-                at_base, untracked = inspect_checkout(ready.sandbox, spec.base_commit)
-                self._checkouts[key] = (at_base, untracked)
-                answer = {"base": sorted(at_base), "untracked": sorted(untracked)}
-                self._kept.put("inspect", environment, answer, spec.base_commit)
-        at_base, untracked = self._checkouts[key]
+        at_base, untracked = self._probes.answer(
+            "inspect",
+            ready.environment,
+            spec.base_commit,
+            lambda: inspect_checkout(ready.sandbox, spec.base_commit),
+            _listing_kept,
+            _listing_from,
+        )
         return set(at_base), set(untracked)
 
     def _checkout(self, ready: ReadySandbox, spec: InstanceSpec, patch: str) -> None:

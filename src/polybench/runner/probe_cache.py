@@ -17,20 +17,47 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from polybench.atomic import atomic_write_text
 from polybench.environments.manager import PreparedEnvironment
 
 _VERSION = 1
+T = TypeVar("T")
 
 
 class ProbeCache:
-    """Answers kept as JSON files in ``folder`` (None: nothing is kept)."""
+    """Answers kept for this process, and as JSON files in ``folder`` across runs (None:
+    only for this process)."""
 
     def __init__(self, folder: Path | None) -> None:
         self.folder = folder
+        self._known: dict[tuple[str, str, str, str], object] = {}
+
+    def answer(
+        self,
+        kind: str,
+        environment: PreparedEnvironment,
+        extra: str,
+        ask: Callable[[], T],
+        encode: Callable[[T], Any],
+        decode: Callable[[Any], T | None],
+    ) -> T:
+        """The answer to ``kind`` about ``environment`` (and ``extra``): known in this
+        process, else kept from an earlier run (``decode`` gives None for one it cannot
+        read), else asked (``ask``) and kept (``encode``)."""
+        key = (kind, environment.recipe, str(environment.env_dir), extra)
+        if key in self._known:
+            return cast(T, self._known[key])
+        kept = self.get(kind, environment, extra)
+        found = decode(kept) if kept is not None else None
+        if found is None:
+            found = ask()
+            self.put(kind, environment, encode(found), extra)
+        self._known[key] = found
+        return found
 
     def _path(self, kind: str, environment: PreparedEnvironment, extra: str) -> Path | None:
         if self.folder is None or not environment.fingerprint:
