@@ -50,7 +50,7 @@ from polybench.sandbox.docker_client import (
     docker_client,
     managed_labels,
 )
-from polybench.sandbox.docker_stream import FrameReader, send_stdin, tar_dirs, tar_files, tar_one
+from polybench.sandbox.docker_stream import FrameReader, send_stdin, tar_dirs, tar_files
 from polybench.sandbox.process import _CappedBuffer
 
 __all__ = [
@@ -384,36 +384,36 @@ class DockerSandbox:
 
     def write_file(self, path: str, data: bytes | str) -> None:
         """Create or replace a file in the container (parent directories are created)."""
-        self._check_usable()
-        target = self._inside(path)
-        payload = data.encode("utf-8") if isinstance(data, str) else data
-        mode = 0o644
-        if target.startswith(TESTBED + "/"):  # keep the mode of a repository file replaced
-            existing = self.exec(["stat", "-L", "-c", "%a", target], timeout=60)
-            if existing.ok and existing.output.strip().isdigit():
-                mode = int(existing.output.strip(), 8)
-        try:
-            self.container.put_archive("/", tar_one(target.lstrip("/"), payload, mode))
-        except DockerException as exc:
-            raise SandboxError(f"writing {path} failed: {exc}") from exc
+        self.write_files({path: data})
 
     def write_files(self, files: Mapping[str, bytes | str]) -> None:
-        """Create or replace several files in one archive upload; a repository file keeps
-        its mode (see :meth:`write_file`), so those are written one by one."""
+        """Create or replace files in one archive upload (every path is checked first); a
+        repository file replaced keeps its mode, so each of those is an upload of its own."""
         self._check_usable()
-        batch: dict[str, bytes] = {}
-        for path, data in files.items():
-            target = self._inside(path)
+        targets = {self._inside(path): data for path, data in files.items()}
+        scratch: dict[str, bytes] = {}
+        for target, data in targets.items():
+            payload = data.encode("utf-8") if isinstance(data, str) else data
             if target.startswith(TESTBED + "/"):
-                self.write_file(path, data)
-                continue
-            batch[target.lstrip("/")] = data.encode("utf-8") if isinstance(data, str) else data
-        if not batch:
-            return
+                self._upload({target: payload}, self._mode_of(target))
+            else:
+                scratch[target] = payload
+        if scratch:
+            self._upload(scratch, 0o644)
+
+    def _mode_of(self, target: str) -> int:
+        """The mode of the repository file at ``target`` (0644 for a new one)."""
+        existing = self.exec(["stat", "-L", "-c", "%a", target], timeout=60)
+        if existing.ok and existing.output.strip().isdigit():
+            return int(existing.output.strip(), 8)
+        return 0o644
+
+    def _upload(self, files: dict[str, bytes], mode: int) -> None:
+        archive = tar_files({target.lstrip("/"): data for target, data in files.items()}, mode)
         try:
-            self.container.put_archive("/", tar_files(batch))
+            self.container.put_archive("/", archive)
         except DockerException as exc:
-            raise SandboxError(f"writing {', '.join(sorted(batch))[:300]} failed: {exc}") from exc
+            raise SandboxError(f"writing {', '.join(sorted(files))[:300]} failed: {exc}") from exc
 
     def copy_in(self, source: Path, destination: str = TESTBED) -> None:
         """Copy a host directory's content (dotfiles and ``.git`` included) into the container."""

@@ -24,11 +24,6 @@ _FINAL_READS = 64
 """Chunks taken at a deadline: more than a socket buffer holds, so a run that ended is seen."""
 
 
-def tar_one(name: str, data: bytes, mode: int = 0o644) -> bytes:
-    """A tar archive holding one file ``name`` with ``data``."""
-    return tar_files({name: data}, mode)
-
-
 def tar_files(files: dict[str, bytes], mode: int = 0o644) -> bytes:
     """A tar archive holding every file of ``files`` (name: data), each with ``mode``."""
     buffer = io.BytesIO()
