@@ -99,8 +99,10 @@ def test_ctrl_c_waits_saves_what_finished_and_says_how_to_resume(
     assert "Traceback" not in out + err
     report = read_report(tmp_path / "stopped")
     finished = report["total_instances"] - len(report["not_run_ids"])
+    # At least the first finished and not the last; how many ran in between depends on how
+    # soon this (possibly starved) process sent the signal, not on the harness.
     assert report["interrupted"] is True and 1 <= finished < 4
-    assert len(report["not_run_ids"]) >= 2
+    assert report["total_instances"] == 4 and set(report["not_run_ids"]) < set(FOUR)
     results = list((tmp_path / "stopped" / "instances").glob("*/result.json"))
     assert len(results) == finished
     # The command it prints resumes the run: the finished results are reused.
