@@ -9,6 +9,8 @@ from pathlib import Path
 from polybench.dataset.models import Instance
 from polybench.environments.recipes import (
     extras_for_tests,
+    git_show,
+    git_show_many,
     maven_resolution_steps,
     python_extras,
     recipe_for,
@@ -157,3 +159,21 @@ def test_no_checkout_path_on_path(make_repo: MakeRepo) -> None:
     recipe = recipe_for(instance(commit, "JavaScript", Dockerfile=dockerfile), repo)
     assert recipe is not None
     assert recipe.activation.path_prepend == ("{env_dir}/node_modules/.bin", "{env_dir}/global/bin")
+
+
+def test_many_files_at_a_commit_are_read_in_one_batch_as_git_show_reads_each(
+    make_repo: MakeRepo,
+) -> None:
+    binary = "\x00\x01 two\nlines\n\n"
+    repo, commit = make_repo(
+        {"a.txt": "alpha\n", "dir/b.bin": binary, "empty": "", "sp ace.txt": "s"}
+    )
+    paths = ["a.txt", "dir/b.bin", "empty", "sp ace.txt", "missing.txt", "dir", "new\nline"]
+    read = git_show_many(repo, commit, paths)
+    assert list(read) == paths
+    for path in ["a.txt", "dir/b.bin", "empty", "sp ace.txt"]:
+        assert read[path] == git_show(repo, commit, path) is not None
+    assert read["dir/b.bin"] == binary.encode()
+    # Not a file at the commit (absent, a folder, a name the batch cannot carry): None.
+    assert read["missing.txt"] is None and read["dir"] is None and read["new\nline"] is None
+    assert git_show_many(repo, commit, []) == {}

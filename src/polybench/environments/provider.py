@@ -11,6 +11,7 @@ from polybench.environments.manager import EnvironmentManager, PreparedEnvironme
 from polybench.environments.repos import RepoStore
 from polybench.sandbox.base import Sandbox
 from polybench.sandbox.local import LocalSandbox
+from polybench.sandbox.pruned import PrunedStore
 
 
 @dataclass
@@ -61,6 +62,8 @@ class LocalProvider:
         self.allow_network = allow_network
         self.hidden_paths = hidden_paths
         self.history = history
+        self.pruned = PrunedStore(repos.cache_dir / "pruned")
+        """Pruned repositories kept per commit, next to the cached clones."""
 
     def provide(self, instance: Instance) -> ReadySandbox:
         """Prepare the environment (cached), then check the base commit out.
@@ -79,5 +82,6 @@ class LocalProvider:
             read_only_paths=(*environment.read_only_paths, *self.mounts),
             hidden_paths=self.hidden_paths,
             history=self.history,
+            pruned=self.pruned,
         )
         return ReadySandbox(sandbox=sandbox, environment=environment)

@@ -30,6 +30,7 @@ import json
 import re
 import shlex
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
@@ -134,6 +135,37 @@ def git_show(clone: Path, commit: str, path: str) -> bytes | None:
     return completed.stdout if completed.returncode == 0 else None
 
 
+def git_show_many(clone: Path, commit: str, paths: list[str]) -> dict[str, bytes | None]:
+    """The bytes of each of ``paths`` at ``commit`` (None where it is no file there), read
+    by one ``git cat-file --batch``."""
+    found: dict[str, bytes | None] = dict.fromkeys(paths)
+    asked = [path for path in dict.fromkeys(paths) if "\n" not in path]
+    for path in set(paths) - set(asked):  # a name the batch protocol cannot carry
+        found[path] = git_show(clone, commit, path)
+    if not asked:
+        return found
+    completed = subprocess.run(
+        ["git", "-C", str(clone), "cat-file", "--batch"],
+        input="".join(f"{commit}:{path}\n" for path in asked).encode(),
+        capture_output=True,
+        check=False,
+    )
+    out, pos = completed.stdout, 0
+    for path in asked:
+        end = out.find(b"\n", pos)
+        if end == -1:
+            break
+        header = out[pos:end].split()
+        pos = end + 1
+        if len(header) != 3 or not header[2].isdigit():
+            continue  # "<name> missing" (or ambiguous): nothing follows
+        size = int(header[2])
+        if header[1] == b"blob":
+            found[path] = out[pos : pos + size]
+        pos += size + 1
+    return found
+
+
 def git_ls(clone: Path, commit: str) -> list[str]:
     """Every file path at ``commit``."""
     completed = subprocess.run(
@@ -185,12 +217,13 @@ def _in_workspaces(folder: str, patterns: list[str]) -> bool:
 
 
 def node_version_request(
-    clone: Path, commit: str, package_json: dict[str, object]
+    root_files: Mapping[str, bytes], package_json: dict[str, object]
 ) -> tuple[str | None, str]:
-    """The Node version a repository pins: ``.nvmrc``, ``.node-version``, then
-    ``engines.node``; with where it was read. ``(None, "")`` when it pins none."""
+    """The Node version a repository pins: ``.nvmrc``, ``.node-version`` (read from
+    ``root_files``, path: bytes), then ``engines.node``; with where it was read.
+    ``(None, "")`` when it pins none."""
     for name in (".nvmrc", ".node-version"):
-        raw = git_show(clone, commit, name)
+        raw = root_files.get(name)
         if raw is not None:
             text = raw.decode("utf-8", "replace").strip().splitlines()
             spec = node_spec(text[0]) if text else None
@@ -230,18 +263,17 @@ def _node_recipe(clone: Path, commit: str, plan: DockerfilePlan | None) -> Recip
         return None
     files = git_ls(clone, commit)
     manifest_names = {"package.json", *NODE_LOCKFILES, ".nvmrc", ".node-version", ".yarnrc"}
-    manifests = {
-        p: git_show(clone, commit, p) or b""
-        for p in files
-        if PurePosixPath(p).name in manifest_names and "node_modules/" not in p
-    }
+    wanted = [
+        p for p in files if PurePosixPath(p).name in manifest_names and "node_modules/" not in p
+    ]
+    manifests = {p: data or b"" for p, data in git_show_many(clone, commit, wanted).items()}
     root = _json(raw_package)
     notes = list(plan.notes) if plan is not None else []
     version = plan.node if plan is not None else None
     if version is not None:
         notes.append(f"Node {version} asked for by the Dockerfile")
     else:
-        version, where = node_version_request(clone, commit, root)
+        version, where = node_version_request(manifests, root)
         if version is not None:
             notes.append(f"Node {version} asked for by {where}")
     install = _plan_steps(plan) if plan is not None and plan.steps else _node_install(files, root)
@@ -329,11 +361,12 @@ def _installable(manifests: dict[str, bytes]) -> bool:
 
 
 def _python_recipe(clone: Path, commit: str, plan: DockerfilePlan | None) -> Recipe:
-    manifests: dict[str, bytes] = {}
-    for candidate in (*PYTHON_REQUIREMENT_FILES, *PYTHON_PROJECT_FILES):
-        content = git_show(clone, commit, candidate)
-        if content is not None:
-            manifests[candidate] = content
+    candidates = [*PYTHON_REQUIREMENT_FILES, *PYTHON_PROJECT_FILES]
+    manifests = {
+        path: content
+        for path, content in git_show_many(clone, commit, candidates).items()
+        if content is not None
+    }
     pip = f"{ENV_DIR}/venv/bin/python -m pip install -q --disable-pip-version-check"
     install = [Step(f"{PYTHON} -m venv {ENV_DIR}/venv")]
     if plan is not None and plan.steps:
@@ -382,7 +415,7 @@ def _maven_recipe(
     poms = [p for p in git_ls(clone, commit) if p == "pom.xml" or p.endswith("/pom.xml")]
     if "pom.xml" not in poms and plan is None:
         return None
-    manifests = {p: git_show(clone, commit, p) or b"" for p in poms}
+    manifests = {p: data or b"" for p, data in git_show_many(clone, commit, poms).items()}
     install = list(_plan_steps(plan))
     if not install and not command_needs(test_command).steps:
         install.append(Step(" ".join(["mvn", "-B", *MAVEN_RESOLVE_FLAGS, "test"])))

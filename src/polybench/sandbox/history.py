@@ -15,15 +15,15 @@ the cached clone is hidden from the sandbox) and inside the container for Docker
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 
 HISTORY_MODES = ("base", "full")
+GIT_SAFE_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"}
+"""Environment for the harness's own git commands: no system or user configuration."""
 
-_SCRIPT = r"""
-set -eu
-commit="$1"; mode="$2"
-repo=$(pwd)
-new="$repo/.git-polybench-new"
-rm -rf "$new"
+# Builds, at "$new", a git directory holding only what "$commit" needs, from the
+# repository of the current directory.
+_BUILD = r"""
 git init -q --bare "$new"
 if [ "$mode" = base ]; then
   git rev-list --objects --no-walk "$commit" > "$new/objects-list"
@@ -40,11 +40,32 @@ git -C "$new" config core.logAllRefUpdates false
 printf '%s\n' "$commit" > "$new/HEAD"
 rm -rf "$new/hooks" "$new/logs" "$new/description" "$new/info"
 mkdir -p "$new/info"
+"""
+
+_SCRIPT = (
+    r"""
+set -eu
+commit="$1"; mode="$2"
+repo=$(pwd)
+new="$repo/.git-polybench-new"
+rm -rf "$new"
+"""
+    + _BUILD
+    + r"""
 rm -rf "$repo/.git"
 mv "$new" "$repo/.git"
 git reset -q
 rm -f "$repo/.git/ORIG_HEAD"
 """
+)
+
+_BUILD_ONLY = (
+    r"""
+set -eu
+commit="$1"; mode="$2"; new="$3"
+"""
+    + _BUILD
+)
 
 
 def prune_script(commit: str, mode: str = "base") -> list[str]:
@@ -53,6 +74,15 @@ def prune_script(commit: str, mode: str = "base") -> list[str]:
     if mode not in HISTORY_MODES:
         raise ValueError(f"history must be one of {HISTORY_MODES}, not {mode!r}")
     return ["bash", "-c", _SCRIPT, "prune-history", commit, mode]
+
+
+def build_script(commit: str, mode: str, target: Path) -> list[str]:
+    """The argv that writes, at ``target`` (absolute, not yet existing), the pruned git
+    directory of ``commit`` from the repository in the current directory, leaving that
+    repository as it is (see :mod:`polybench.sandbox.pruned`)."""
+    if mode not in HISTORY_MODES:
+        raise ValueError(f"history must be one of {HISTORY_MODES}, not {mode!r}")
+    return ["bash", "-c", _BUILD_ONLY, "pruned-history", commit, mode, str(target)]
 
 
 def prune_command(commit: str, mode: str = "base") -> str:

@@ -36,13 +36,13 @@ from pathlib import Path
 
 from polybench.sandbox.base import DEFAULT_MAX_OUTPUT_BYTES, ExecResult, SandboxError
 from polybench.sandbox.boundary import ROOT_NAMESPACES, Boundary, current_boundary
-from polybench.sandbox.history import prune_script
+from polybench.sandbox.history import GIT_SAFE_ENV, prune_script
 from polybench.sandbox.limits import DEFAULT_MAX_PROCESSES, ProcessLimit, pids_hierarchy
 from polybench.sandbox.mounts import MountPlan
 from polybench.sandbox.process import run_process
+from polybench.sandbox.pruned import PrunedStore, PrunedStoreError
 
 TESTBED = "/testbed"
-GIT_SAFE_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"}
 SCRATCH = "/polybench"
 ISOLATION_MODES = ("auto", "bubblewrap", "none")
 
@@ -115,13 +115,13 @@ PASSED_VARIABLES = (
 (API keys, the cache and dataset locations, the working directory) reaches a sandbox."""
 
 
+_PASSED = frozenset(PASSED_VARIABLES)
+
+
 def passed_environment() -> dict[str, str]:
     """The part of this process's environment that sandbox commands get."""
-    return {
-        key: value
-        for key, value in os.environ.items()
-        if key in PASSED_VARIABLES or key.startswith("LC_")
-    }
+    environ = os.environ
+    return {key: environ[key] for key in environ if key in _PASSED or key.startswith("LC_")}
 
 
 def _contained(base: Path, relative: str, shown: str) -> Path:
@@ -182,14 +182,18 @@ class LocalSandbox:
         max_processes: int | None = DEFAULT_MAX_PROCESSES,
         hidden_paths: tuple[Path, ...] = (),
         history: str = "base",
+        pruned: PrunedStore | None = None,
     ) -> LocalSandbox:
         """Check ``commit`` of the cached clone out into a new sandbox directory.
 
         The checkout's repository is then pruned to what ``commit`` needs
         (:mod:`polybench.sandbox.history`): it borrows nothing from the cached clone, whose
-        later commits are out of reach. Under bubblewrap commands see the system folders
-        and ``read_only_paths`` (the prepared environment and its toolchains) read-only,
-        and nothing else of the host; ``hidden_paths`` (caches, dataset files, the run
+        later commits are out of reach. With ``pruned`` the pruned repository is a copy of
+        the one kept there (made once per commit), else it is pruned here.
+
+        Under bubblewrap commands see the system folders and ``read_only_paths`` (the
+        prepared environment and its toolchains) read-only, and nothing else of the
+        host; ``hidden_paths`` (caches, dataset files, the run
         folder, the harness's own package: anything that holds gold patches) are masked
         where they lie inside a visible folder. ``max_processes`` caps each command's
         processes where cgroups allow (None: no cap).
@@ -209,11 +213,7 @@ class LocalSandbox:
         )
         try:
             sandbox.scratch.mkdir()
-            sandbox._git_host(
-                "clone", "--shared", "--no-checkout", "-q", str(clone), str(sandbox.checkout)
-            )
-            sandbox._git_host("-C", str(sandbox.checkout), "checkout", "-q", "--detach", commit)
-            sandbox._prune_history(commit, history)
+            sandbox._check_out(clone, commit, history, pruned)
             sandbox._hand_over(sandbox.root, recursive=True)
         except Exception:
             sandbox.cleanup()
@@ -232,6 +232,19 @@ class LocalSandbox:
         for folder, dirs, files in os.walk(path):
             for name in (*dirs, *files):
                 os.lchown(os.path.join(folder, name), uid, gid)
+
+    def _check_out(
+        self, clone: Path, commit: str, history: str, pruned: PrunedStore | None
+    ) -> None:
+        if pruned is not None:
+            try:
+                pruned.check_out(clone, commit, history, self.checkout)
+                return
+            except PrunedStoreError:
+                shutil.rmtree(self.checkout, ignore_errors=True)  # then the plain way
+        self._git_host("clone", "--shared", "--no-checkout", "-q", str(clone), str(self.checkout))
+        self._git_host("-C", str(self.checkout), "checkout", "-q", "--detach", commit)
+        self._prune_history(commit, history)
 
     def _prune_history(self, commit: str, mode: str) -> None:
         completed = subprocess.run(

@@ -56,8 +56,12 @@ def system_folders() -> tuple[Path, ...]:
 
 
 def is_within(path: Path, folder: Path) -> bool:
-    """True when ``path`` is ``folder`` or lies under it."""
-    return path == folder or folder in path.parents
+    """True when ``path`` is ``folder`` or lies under it (both absolute and normal, as
+    ``Path`` keeps them: compared as text, a separator after the folder's)."""
+    inner, outer = str(path), str(folder)
+    if inner == outer or outer == "/":
+        return inner.startswith("/") or inner == outer
+    return inner.startswith(outer) and inner[len(outer) : len(outer) + 1] == "/"
 
 
 def _outermost(paths: Iterable[Path]) -> list[Path]:

@@ -110,7 +110,9 @@ _PLAIN_NAMES = TwoWayPattern(r"[\w\n]*")
 # Parameter parts (``[...]`` or nothing), one a line: as far as the official pattern reads
 # every one whole, and the part it reads of each (the ``[\w-]`` brackets that start it).
 _PLAIN_PARAMS = TwoWayPattern(r"(?:(?:\[[\w\-]+\])?\n)*")
-_LEGACY_PARAMS = TwoWayPattern(r"^(\[[\w\-]+\])?[^\n]*$", re.MULTILINE)
+# Ids (one a line, no '[' before their parameters) with only the parameters the official
+# pattern reads: the legacy id of each, the part the one group keeps.
+_LEGACY_PARAMS = TwoWayPattern(r"^([^\[\n]*(?:\[[\w\-]+\])?)[^\n]*$", re.MULTILINE)
 
 
 def _reads_whole(pattern: TwoWayPattern, text: str) -> bool:
@@ -324,17 +326,13 @@ class _Reader:
         """Legacy ids of node ids whose part before the parameters the official pattern
         reads whole: the official id with only the parameters it reads (the ``[\\w-]``
         brackets that start them, if any)."""
-        params = list(map(itemgetter(4), found))
-        joined = "\n".join(params)
-        if _reads_whole(_PLAIN_PARAMS, joined + "\n"):
+        params = "\n".join(map(itemgetter(4), found))
+        if _reads_whole(_PLAIN_PARAMS, params + "\n"):
             return  # every parameter part read whole: every legacy id is the official id
-        read = _LEGACY_PARAMS.of(joined).findall(joined)
         # (An empty or whole parameter part gives the official id itself.)
-        legacies = [
-            test_id[: len(test_id) - len(param)] + legacy
-            for test_id, param, legacy in zip(ids, params, read, strict=True)
-        ]
-        variants = dict(compress(zip(ids, legacies, strict=True), map(ne, read, params)))
+        joined = "\n".join(ids)
+        legacies = _LEGACY_PARAMS.of(joined).findall(joined)
+        variants = dict(compress(zip(ids, legacies, strict=True), map(ne, ids, legacies)))
         if self.variants:
             self.variants.update(variants)
         else:
