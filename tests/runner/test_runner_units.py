@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,7 @@ from polybench.runner.instance import RunSettings
 from polybench.runner.run import (
     OutputDirectoryError,
     ResultCollector,
+    RunInterrupted,
     Runner,
     RunOutcome,
     RunPlan,
@@ -204,3 +207,67 @@ def test_after_ctrl_c_an_instance_that_had_just_finished_is_a_result(tmp_path: P
     assert sorted(outcome.results) == [first.instance_id, second.instance_id]
     assert outcome.evaluated.count(second.instance_id) == 1
     assert queued.cancelled()
+
+
+class _Held:
+    """An instance runner whose first instance waits for ``release`` (the others do not)."""
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self.release = threading.Event()
+        self.thread_id: int | None = None
+        self.calls = 0
+
+    def run(
+        self, instance: Instance, prediction: Prediction, artifacts: InstanceArtifacts
+    ) -> InstanceResult:
+        self.calls += 1
+        if self.calls == 1:
+            self.thread_id = threading.get_ident()
+            self.started.set()
+            self.release.wait(timeout=120)
+        return InstanceResult(
+            instance_id=instance.instance_id, repo="o/r", language="Python", status=Status.RESOLVED
+        )
+
+
+@pytest.mark.skipif(
+    threading.current_thread() is not threading.main_thread(),
+    reason="Ctrl-C is taken by the main thread",
+)
+def test_ctrl_c_on_a_worker_thread_stops_the_run_while_its_instance_still_runs(
+    tmp_path: Path,
+) -> None:
+    """A terminal's Ctrl-C goes to the process, and the kernel may hand it to the thread
+    that runs an instance: the run still stops starting instances at once, not when that
+    instance ends (which could take the test's whole timeout)."""
+    plan = _plan(tmp_path, 3)
+    held = _Held()
+    interrupted = threading.Event()
+    running_then: list[int] = []
+
+    def on_interrupt(running: int) -> None:
+        running_then.append(running)
+        interrupted.set()
+
+    def press_ctrl_c() -> None:
+        assert held.started.wait(timeout=120)
+        assert held.thread_id is not None
+        signal.pthread_kill(held.thread_id, signal.SIGINT)  # to the instance's thread
+        interrupted.wait(timeout=60)  # seen while the instance still runs (or never)
+        held.release.set()
+
+    presser = threading.Thread(target=press_ctrl_c)
+    runner = Runner(held, on_interrupt=on_interrupt)  # type: ignore[arg-type]
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    presser.start()
+    try:
+        with pytest.raises(RunInterrupted) as stopped:
+            runner.run(plan)
+    finally:
+        held.release.set()
+        presser.join()
+        signal.signal(signal.SIGINT, previous)
+    # Ctrl-C was taken while the first instance was held, and nothing else started.
+    assert running_then == [1] and held.calls == 1
+    assert list(stopped.value.outcome.results) == ["o__r-0"]

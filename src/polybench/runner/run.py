@@ -10,7 +10,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -254,6 +254,10 @@ class RunInterrupted(Exception):
         self.outcome = outcome
 
 
+_WAKE = 0.25
+"""Seconds the run's thread waits at most before it looks at Ctrl-C again."""
+
+
 class ResultCollector:
     """Gathers results as they arrive, for any executor; thread-safe."""
 
@@ -347,18 +351,31 @@ class Runner:
         if self.on_start:
             self.on_start(len(todo), len(outcome.reused))
         collector = ResultCollector(plan, outcome, self.on_result)
-        pool = ThreadPoolExecutor(max_workers=max(1, plan.workers))
-        futures = {pool.submit(self._evaluate, plan, instance): instance for instance in todo}
+        workers = max(1, plan.workers)
+        pool = ThreadPoolExecutor(max_workers=workers)
+        waiting = iter(todo)
+        running: dict[Future[InstanceResult], Instance] = {}
         try:
-            for future in as_completed(futures):
-                self._collect(collector, futures[future], future)
+            # This thread starts each instance when a worker is free, and wakes at least
+            # every ``_WAKE`` seconds: Ctrl-C (which may land on a worker thread, and is
+            # then seen here only when this thread runs) is taken within that time, and
+            # no instance starts after it was taken.
+            while True:
+                while len(running) < workers and (instance := next(waiting, None)) is not None:
+                    running[pool.submit(self._evaluate, plan, instance)] = instance
+                if not running:
+                    break
+                done, _ = wait(running, timeout=_WAKE, return_when=FIRST_COMPLETED)
+                for future in done:
+                    self._collect(collector, running[future], future)
+                    del running[future]
         except OutputDirectoryError:
-            # Nothing more can be recorded: cancel what waits, and let what runs fail and
-            # clean up, so that no writer is left in the run folder when the caller hears.
+            # Nothing more can be recorded: let what runs fail and clean up, so that no
+            # writer is left in the run folder when the caller hears.
             pool.shutdown(wait=True, cancel_futures=True)
             raise
         except KeyboardInterrupt:
-            self._wind_down(pool, futures, collector)
+            self._wind_down(pool, running, collector)
             finish_run(plan, outcome, started)
             raise RunInterrupted(outcome) from None
         pool.shutdown()
@@ -391,12 +408,16 @@ class Runner:
         running = [f for f in futures if not f.done() and not f.cancelled()]
         if self.on_interrupt:
             self.on_interrupt(len(running))
+        left = set(running)
         try:
-            for future in as_completed(running):
-                self._collect(collector, futures[future], future)
+            while left:  # waking as the run's loop does, so a second Ctrl-C is seen at once
+                ended, _ = wait(left, timeout=_WAKE, return_when=FIRST_COMPLETED)
+                for future in ended:
+                    self._collect(collector, futures[future], future)
+                    left.discard(future)
         except KeyboardInterrupt:
             cancel_all()
-            for future in as_completed(running):
+            for future in as_completed(left):
                 if not future.cancelled():
                     self._collect(collector, futures[future], future)
         pool.shutdown(wait=True)
