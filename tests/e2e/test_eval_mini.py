@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -40,14 +43,59 @@ def test_mini_has_four_instances_per_language_and_stable_base_commits(
     )
 
 
+BUILD_OUTPUT = {"node_modules", "target", "__pycache__", ".pytest_cache", "build", "dist"}
+
+
+def _shipped(root: Path) -> list[str]:
+    """The files of ``root`` the project ships: those git tracks where the package is a
+    git checkout (what a clone or a wheel built from it holds), else every file there."""
+    listed = subprocess.run(
+        ["git", "-C", str(root), "ls-files", "-z", "--full-name", "."],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if listed.returncode == 0 and listed.stdout:
+        prefix = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--show-prefix"],
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()  # fmt: skip
+        return [name[len(prefix) :] for name in listed.stdout.split("\0") if name]
+    return [str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()]
+
+
 def test_mini_repositories_ship_no_build_output() -> None:
     repos = builtin_root("mini") / "repos"
-    offenders = [
-        str(p.relative_to(repos))
-        for p in repos.rglob("*")
-        if p.name in {"node_modules", "target", "__pycache__", ".pytest_cache"}
-    ]
+    shipped = _shipped(repos)
+    assert any(name.endswith("logline/parser.py") for name in shipped)
+    offenders = [name for name in shipped if BUILD_OUTPUT & set(name.split("/")[:-1])]
     assert offenders == []
+
+
+def _tree(root: Path) -> dict[str, tuple[int, int]]:
+    return {
+        str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in root.rglob("*")
+        if p.is_file()
+    }
+
+
+def test_evaluating_writes_nothing_into_the_built_in_dataset(
+    cache_env: Path, tmp_path: Path
+) -> None:
+    """Python tests that may write bytecode (no PYTHONDONTWRITEBYTECODE here), run on the
+    built-in repositories: the package's copy of them stays as it is."""
+    mini = builtin_root("mini")
+    before = _tree(mini)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    done = subprocess.run(
+        [sys.executable, "-m", "polybench", "eval", "--dataset", "mini", "--predictions",
+         "gold", "--instance-ids", "polybench-mini__logline-58,polybench-mini__timespan-34",
+         "--run-id", "untouched", "--output-dir", str(tmp_path)],
+        env={**env, "POLYBENCH_CACHE_DIR": str(cache_env)},
+        capture_output=True, text=True, timeout=1200,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert read_report(tmp_path / "untouched")["resolved_instances"] == 2
+    assert _tree(mini) == before
 
 
 def test_gold_resolves_every_instance(cache_env: Path, tmp_path: Path) -> None:
