@@ -121,7 +121,10 @@ def test_instances_share_an_environment_and_add_a_thin_layer(
     built_one = manager.ensure_instance(one)
     env = manager.ensure_env(one)
     assert not built_one.reused and env.reused
-    assert _size(built_one.tag) == _size(env.tag), "same commit: the layer only adds labels"
+    # Same commit: the layer adds labels and the repository pruned to the base commit.
+    assert 0 <= _size(built_one.tag) - _size(env.tag) < 1_000_000
+    assert _run(built_one.tag, "cd /testbed && git rev-list --all").split() == [first]
+    assert built_one.label("history") == "base" and built_one.label("commit") == first
 
     built_two = manager.ensure_instance(two)
     assert built_two.label("env") == env.tag, "same manifests: the environment is shared"
@@ -134,6 +137,7 @@ def test_instances_share_an_environment_and_add_a_thin_layer(
     ).splitlines()
     env_built = _run(env.tag, "cat /opt/env-built").strip()
     assert state == [second, "VALUE = 2", "core.py", "new.py", "?? build-output.txt", env_built]
+    assert _run(built_two.tag, "cd /testbed && git rev-list --all").split() == [second]
 
     assert manager.ensure_env(three).tag != env.tag, "new manifests: a new environment"
     fresh = ImageManager(manager.repos, manager.settings)

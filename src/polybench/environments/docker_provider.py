@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from polybench.dataset.models import Instance
+from polybench.environments.images.builder import BuiltImage
 from polybench.environments.images.manager import ImageManager
 from polybench.environments.manager import PreparedEnvironment
 from polybench.environments.provider import ReadySandbox
@@ -74,11 +75,13 @@ class DockerProvider:
                 shutil.rmtree(channel, ignore_errors=True)
             raise
         # The image's repository may hold commits newer than this instance's base (an
-        # environment image shared with later instances, a pulled official image).
-        pruned = sandbox.exec(prune_script(instance.base_commit, self.history), timeout=1800)
-        if not pruned.ok:
-            sandbox.cleanup()
-            raise SandboxError(f"pruning the history failed: {pruned.output.strip()[:500]}")
+        # environment image shared with later instances, a pulled official image), unless
+        # polybench pruned it to this very commit when it built the image.
+        if not pruned_at_build(image, instance.base_commit, self.history):
+            pruned = sandbox.exec(prune_script(instance.base_commit, self.history), timeout=1800)
+            if not pruned.ok:
+                sandbox.cleanup()
+                raise SandboxError(f"pruning the history failed: {pruned.output.strip()[:500]}")
         environment = ImageEnvironment(
             recipe=image.tag,
             env_dir=None,
@@ -87,3 +90,13 @@ class DockerProvider:
             fingerprint=image.image_id,
         )
         return ReadySandbox(sandbox=sandbox, environment=environment)
+
+
+def pruned_at_build(image: BuiltImage, commit: str, history: str) -> bool:
+    """Whether ``image`` is one polybench built with its repository already pruned to
+    ``commit`` as ``history`` asks (its labels say so)."""
+    return (
+        image.level == "instance"
+        and image.label("history") == history
+        and image.label("commit") == commit
+    )

@@ -60,8 +60,23 @@ from polybench.environments.images.settings import (
 )
 from polybench.environments.repos import RepoStore
 from polybench.sandbox.docker import managed_labels
+from polybench.sandbox.history import prune_script
 
-INSTANCE_LAYER_VERSION = "1"
+INSTANCE_LAYER_VERSION = "2"
+PRUNED_HISTORY = "base"
+"""The history an instance image's repository holds (label ``org.polybench.history``): its
+base commit alone, pruned when the image was built, so a container from it needs no
+pruning of its own for ``--history base``."""
+
+
+def prune_step(commit: str) -> str:
+    """The Dockerfile line that prunes ``/testbed``'s repository to ``commit`` (exec form:
+    the script has line breaks, which JSON keeps inside one instruction)."""
+    argv = prune_script(commit, PRUNED_HISTORY)
+    argv[2] = "cd /testbed\n" + argv[2]
+    return f"RUN {json.dumps(argv)}"
+
+
 _CONFLICT = "polybench: the environment's checkout conflicts with the instance's commit"
 
 
@@ -372,6 +387,8 @@ class ImageManager:
             commit=instance.base_commit,
             source=reference,
             source_id=str(pulled.id),
+            # Whatever the pulled image says of its history: each container prunes it.
+            history="as-pulled",
         )
 
         def make() -> str:
@@ -396,11 +413,13 @@ class ImageManager:
             repo=instance.repo,
             commit=commit,
             env=env.tag,
+            history=PRUNED_HISTORY,
         )
 
         def make() -> str:
             if head == commit:
-                context = io.BytesIO(_dockerfile_tar(f"FROM {env.tag}\n"))
+                dockerfile = f"FROM {env.tag}\n{prune_step(commit)}\n"
+                context = io.BytesIO(_dockerfile_tar(dockerfile))
                 return self.builder.build(tag, context, "Dockerfile", labels, instance.instance_id)
             return self._build_moved(instance, env, head, tag, labels)
 
@@ -428,6 +447,7 @@ class ImageManager:
             if packs:
                 lines.append("COPY pack/ /testbed/.git/objects/pack/")
             lines.append(f"RUN {script}")
+            lines.append(prune_step(commit))
             files = {f"pack/{p.name}": p for p in packs}
             context = io.BytesIO(_dockerfile_tar("\n".join(lines) + "\n", files))
             try:
