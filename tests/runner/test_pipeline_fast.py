@@ -9,7 +9,9 @@ commands run for real); the test run and the Python probe are scripted
 from __future__ import annotations
 
 import difflib
+import errno
 import json
+import os
 import sys
 import types
 from collections.abc import Callable
@@ -1042,3 +1044,45 @@ def test_a_cancelled_run_is_not_swallowed_by_the_canary_run(
     provider.sandboxes.append(sandbox)
     with pytest.raises(Cancelled):
         evaluate(instance, provider, artifacts, settings=RunSettings(timeout=30))
+
+
+def test_a_full_disk_before_any_test_ran_stops_the_run_and_after_it_is_an_instance_error(
+    instance: Instance,
+    sandbox: FakeSandbox,
+    artifacts: InstanceArtifacts,
+    repo: tuple[Path, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Before code under test runs, nothing but the harness can have filled the disk: the
+    error goes up (the run stops, ResultCollector says why). Once tests ran, they may have
+    filled it themselves: the instance is an error and the run goes on."""
+    full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    sandbox.script_test_run(honest_run)
+    original = sandbox.write_file
+
+    def install_fails(path: str, data: bytes | str) -> None:
+        if "/polybench-phase-" in path and path.endswith("/test.patch"):
+            raise full
+        original(path, data)
+
+    monkeypatch.setattr(sandbox, "write_file", install_fails)
+    with pytest.raises(OSError) as raised:
+        evaluate(instance, FakeProvider(sandbox), artifacts)
+    assert raised.value.errno == errno.ENOSPC
+    assert not any(is_test_run(call) for call in sandbox.calls)
+
+    sandbox = FakeSandbox.from_repo(repo[0], repo[1], tmp_path / "second")
+    sandbox.script_test_run(honest_run)
+    kept = artifacts.write_text
+
+    def output_fails(name: str, text: str) -> None:
+        if name == "test_output.txt":
+            raise full
+        kept(name, text)
+
+    monkeypatch.setattr(artifacts, "write_text", output_fails)
+    result = evaluate(instance, FakeProvider(sandbox), artifacts)
+    assert any(is_test_run(call) for call in sandbox.calls)
+    assert result.status is Status.ERROR and result.error_kind is ErrorKind.HARNESS_ERROR
+    assert "No space left on device" in (result.reason or "")

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import errno
 import shutil
 from pathlib import Path
 
 from polybench.atomic import atomic_write_text
+
+DEAD_DISK_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
+"""Errors that say a folder takes no more writes (full, over quota, read-only)."""
 
 
 class InstanceArtifacts:

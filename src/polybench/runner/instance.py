@@ -33,7 +33,7 @@ from polybench.grading.result import ErrorKind, InstanceResult, Status
 from polybench.grading.testpaths import TestPathRules
 from polybench.grading.verdict import Rule
 from polybench.runner.admission import Admission, PatchRejected, admit
-from polybench.runner.artifacts import InstanceArtifacts
+from polybench.runner.artifacts import DEAD_DISK_ERRNOS, InstanceArtifacts
 from polybench.runner.canary_run import CanaryState, canary_run
 from polybench.runner.phase import inspect_checkout
 from polybench.runner.probe_cache import ProbeCache
@@ -114,6 +114,8 @@ class _Probe:
 @dataclass
 class _Timer:
     timings: dict[str, float] = field(default_factory=dict)
+    tests_started: bool = False
+    """Whether code under test has run yet (the graded or the canary run started)."""
 
     def measure(self, name: str, started: float) -> None:
         self.timings[name] = round(self.timings.get(name, 0.0) + time.monotonic() - started, 3)
@@ -226,6 +228,16 @@ class InstanceRunner:
             result.status = Status.ERROR
             result.error_kind = ErrorKind.SANDBOX_FAILED
             result.reason = f"the sandbox failed: {exc}"
+        except OSError as exc:
+            if exc.errno in DEAD_DISK_ERRNOS and not timer.tests_started:
+                # The harness's own write met a full or read-only disk before any code
+                # under test ran (so none of it filled the disk): every later instance
+                # would fail the same way, and the run stops (see ResultCollector).
+                raise
+            result.status = Status.ERROR
+            result.error_kind = ErrorKind.HARNESS_ERROR
+            result.reason = f"{type(exc).__name__}: {exc}"
+            artifacts.write_text("harness_error.txt", traceback.format_exc())
         except Exception as exc:
             result.status = Status.ERROR
             result.error_kind = ErrorKind.HARNESS_ERROR
@@ -321,7 +333,7 @@ class InstanceRunner:
             self._checkout(ready, spec, patch)
 
         def run_in(ready: ReadySandbox, texts: dict[str, str]) -> TestRun:
-            return self._run(ready, spec, texts, probe)
+            return self._run(ready, spec, texts, probe, timer)
 
         canary_run(
             spec,
@@ -413,13 +425,19 @@ class InstanceRunner:
         return admission, at_base
 
     def _run(
-        self, ready: ReadySandbox, spec: InstanceSpec, texts: dict[str, str], probe: _Probe
+        self,
+        ready: ReadySandbox,
+        spec: InstanceSpec,
+        texts: dict[str, str],
+        probe: _Probe,
+        timer: _Timer,
     ) -> TestRun:
         """Write ``texts`` (armed, or as they are), put the environment in, run the tests
         (with the probe, while it works)."""
         prepare(ready, texts, probe_folders(ready.sandbox) if probe.on else ())
         env = harness_env(ready, self._facts(ready, spec))
         command = harness_command(ready, spec)
+        timer.tests_started = True
         if not probe.on:
             return run_tests(ready.sandbox, spec, env, self.settings.timeout, command)
         run, check = run_probed(ready.sandbox, spec, env, self.settings.timeout, command)
@@ -468,7 +486,7 @@ class InstanceRunner:
 
         started = time.monotonic()
         log.debug("%s: patch applied by %s; running the tests", spec.instance_id, admission.method)
-        run = self._run(ready, spec, texts, probe)
+        run = self._run(ready, spec, texts, probe, timer)
         timer.measure("tests", started)
         artifacts.write_text("eval.sh", run.script)
         artifacts.write_text("test_output.txt", run.executed.output)

@@ -22,7 +22,7 @@ from polybench import __version__
 from polybench.dataset.models import Instance, Prediction
 from polybench.dataset.predictions import PredictionSet
 from polybench.grading.result import ErrorKind, InstanceResult, Status
-from polybench.runner.artifacts import InstanceArtifacts
+from polybench.runner.artifacts import DEAD_DISK_ERRNOS, InstanceArtifacts
 from polybench.runner.instance import InstanceRunner, patch_digest
 from polybench.runner.records import RunMetadata, write_metadata
 from polybench.sandbox.cancel import Cancelled, cancel_all
@@ -108,7 +108,7 @@ class OutputDirectoryError(RuntimeError):
     """
 
 
-_OUTPUT_DEAD_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS}
+_OUTPUT_DEAD_ERRNOS = DEAD_DISK_ERRNOS
 
 
 def output_failure(exc: BaseException) -> OSError | None:
