@@ -84,10 +84,22 @@ def test_a_relative_repo_dir_is_resolved_where_the_command_runs(
     assert read_report(tmp_path / "runs" / "rel")["resolved_instances"] == 1
 
 
+# ``python -m polybench`` as a terminal starts it: Ctrl-C neither blocked nor ignored,
+# whatever this test process inherited or set (a library of an earlier test in the same
+# worker may have blocked SIGINT, and a blocked or ignored signal stays so across exec).
+WITH_DEFAULT_CTRL_C = [
+    sys.executable,
+    "-c",
+    "import os, signal, sys; signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); "
+    "signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.executable, [sys.executable, '-m', 'polybench', *sys.argv[1:]])",
+]
+
+
 def test_ctrl_c_waits_saves_what_finished_and_says_how_to_resume(
     shared_cache: Path, tmp_path: Path
 ) -> None:
-    command = [sys.executable, "-m", "polybench", "eval", "--predictions", "gold",
+    command = [*WITH_DEFAULT_CTRL_C, "eval", "--predictions", "gold",
                "--instance-ids", ",".join(QUICK_THEN_SLOW), "-o", str(tmp_path),
                "--run-id", "stopped",
                "--workers", "1"]  # fmt: skip

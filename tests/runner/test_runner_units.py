@@ -259,7 +259,10 @@ def test_ctrl_c_on_a_worker_thread_stops_the_run_while_its_instance_still_runs(
 
     presser = threading.Thread(target=press_ctrl_c)
     runner = Runner(held, on_interrupt=on_interrupt)  # type: ignore[arg-type]
+    # As a terminal's process has it (an earlier test's library may have blocked SIGINT
+    # in this worker; threads made from here on inherit the mask).
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     presser.start()
     try:
         with pytest.raises(RunInterrupted) as stopped:
@@ -267,6 +270,7 @@ def test_ctrl_c_on_a_worker_thread_stops_the_run_while_its_instance_still_runs(
     finally:
         held.release.set()
         presser.join()
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         signal.signal(signal.SIGINT, previous)
     # Ctrl-C was taken while the first instance was held, and nothing else started.
     assert running_then == [1] and held.calls == 1
