@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -18,14 +19,22 @@ def _git(repo: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
+class History(NamedTuple):
+    """A repository with a base commit, a parent before it and a fix after it."""
+
+    repo: Path
+    first: str
+    base: str
+    fix: str
+
+
 @pytest.fixture
-def history(tmp_path: Path) -> dict[str, object]:
-    """A repository with a base commit, a parent before it and commits after it."""
+def history(tmp_path: Path) -> History:
     repo, first = make_git_repo(tmp_path / "acme__calc", {"calc.py": "v = 0\n"})
     base = commit_on_top(repo, {"calc.py": "v = 1\n", "tests/test_calc.py": "t = 1\n"})
     fix = commit_on_top(repo, {"calc.py": "v = 2  # the fix\n"})
     _git(repo, "tag", "v1.0")
-    return {"repo": repo, "first": first, "base": base, "fix": fix}
+    return History(repo, first, base, fix)
 
 
 def _reachable(checkout: Path) -> set[str]:
@@ -33,10 +42,9 @@ def _reachable(checkout: Path) -> set[str]:
 
 
 def test_a_checkout_from_the_kept_history_holds_the_base_and_nothing_newer(
-    history: dict[str, object], tmp_path: Path
+    history: History, tmp_path: Path
 ) -> None:
-    repo, base = history["repo"], history["base"]
-    assert isinstance(repo, Path) and isinstance(base, str)
+    repo, base = history.repo, history.base
     store = PrunedStore(tmp_path / "pruned")
     checkout = tmp_path / "one"
     store.check_out(repo, base, "base", checkout)
@@ -45,7 +53,7 @@ def test_a_checkout_from_the_kept_history_holds_the_base_and_nothing_newer(
     assert _git(checkout, "rev-parse", "HEAD") == base
     assert _git(checkout, "status", "--porcelain") == ""
     assert _reachable(checkout) == {base}
-    assert _git(checkout, "cat-file", "-t", str(history["fix"])) == ""
+    assert _git(checkout, "cat-file", "-t", history.fix) == ""
     assert _git(checkout, "tag") == "" and _git(checkout, "remote") == ""
     assert not (checkout / ".git" / "objects" / "info" / "alternates").exists()
     assert not (checkout / ".git" / "ORIG_HEAD").exists()
@@ -53,14 +61,13 @@ def test_a_checkout_from_the_kept_history_holds_the_base_and_nothing_newer(
 
     full = tmp_path / "full"
     store.check_out(repo, base, "full", full)
-    assert _reachable(full) == {base, history["first"]}
+    assert _reachable(full) == {base, history.first}
 
 
 def test_each_checkout_owns_its_copy_and_the_kept_one_is_reused_unchanged(
-    history: dict[str, object], tmp_path: Path
+    history: History, tmp_path: Path
 ) -> None:
-    repo, base = history["repo"], history["base"]
-    assert isinstance(repo, Path) and isinstance(base, str)
+    repo, base = history.repo, history.base
     store = PrunedStore(tmp_path / "pruned")
     first = tmp_path / "first"
     store.check_out(repo, base, "base", first)
@@ -82,10 +89,9 @@ def test_each_checkout_owns_its_copy_and_the_kept_one_is_reused_unchanged(
 
 
 def test_a_commit_that_is_no_hash_is_refused_and_a_sandbox_then_prunes_the_plain_way(
-    history: dict[str, object], tmp_path: Path
+    history: History, tmp_path: Path
 ) -> None:
-    repo, base = history["repo"], history["base"]
-    assert isinstance(repo, Path) and isinstance(base, str)
+    repo, base = history.repo, history.base
     store = PrunedStore(tmp_path / "pruned")
     with pytest.raises(PrunedStoreError):
         store.check_out(repo, "HEAD~1", "base", tmp_path / "x")
@@ -112,11 +118,10 @@ def test_a_commit_that_is_no_hash_is_refused_and_a_sandbox_then_prunes_the_plain
 
 
 def test_the_least_recently_used_kept_histories_go_beyond_the_size_limit(
-    history: dict[str, object], tmp_path: Path
+    history: History, tmp_path: Path
 ) -> None:
-    repo = history["repo"]
-    assert isinstance(repo, Path)
-    commits = [str(history["first"]), str(history["base"]), str(history["fix"])]
+    repo = history.repo
+    commits = [history.first, history.base, history.fix]
     roomy = PrunedStore(tmp_path / "roomy")
     for index, commit in enumerate(commits):
         roomy.check_out(repo, commit, "base", tmp_path / f"roomy-{index}")

@@ -108,16 +108,13 @@ class OutputDirectoryError(RuntimeError):
     """
 
 
-_OUTPUT_DEAD_ERRNOS = DEAD_DISK_ERRNOS
-
-
 def output_failure(exc: BaseException) -> OSError | None:
     """The ``OSError`` behind ``exc`` when it says the output directory is unusable."""
     seen: BaseException | None = exc
     for _ in range(16):  # the chain of causes, bounded
         if seen is None:
             break
-        if isinstance(seen, OSError) and seen.errno in _OUTPUT_DEAD_ERRNOS:
+        if isinstance(seen, OSError) and seen.errno in DEAD_DISK_ERRNOS:
             return seen
         seen = seen.__cause__ or seen.__context__
     return None
@@ -136,7 +133,7 @@ def probe_output(run_dir: Path) -> OSError | None:
             handle.flush()
             os.fsync(handle.fileno())
     except OSError as exc:
-        if exc.errno in _OUTPUT_DEAD_ERRNOS or exc.errno == errno.ENOENT:
+        if exc.errno in DEAD_DISK_ERRNOS or exc.errno == errno.ENOENT:
             return exc
         return None
     finally:
@@ -148,7 +145,7 @@ def probe_output(run_dir: Path) -> OSError | None:
 def dead_disk_in(reason: str) -> OSError | None:
     """An error for the "no space left" (or read-only, or quota) message a failed tool
     printed into ``reason``: every later instance would fail the same way."""
-    for number in sorted(_OUTPUT_DEAD_ERRNOS):
+    for number in sorted(DEAD_DISK_ERRNOS):
         if os.strerror(number) in reason:
             return OSError(number, os.strerror(number))
     return None

@@ -35,8 +35,16 @@ class PrunedStoreError(Exception):
     """A kept pruned directory could not be made or copied."""
 
 
-def _git_env() -> dict[str, str]:
-    return {**os.environ, **GIT_SAFE_ENV}
+def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """A harness git command (no system or user configuration) in ``cwd``."""
+    return subprocess.run(
+        argv,
+        cwd=cwd,
+        env={**os.environ, **GIT_SAFE_ENV},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 def _size(folder: Path) -> int:
@@ -75,14 +83,7 @@ class PrunedStore:
             os.utime(source)  # recently used: evicted last
         except OSError as error:
             raise PrunedStoreError(f"the kept history is not usable: {error}") from error
-        done = subprocess.run(
-            ["git", "reset", "-q", "--hard"],
-            cwd=checkout,
-            env=_git_env(),
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        done = _run(["git", "reset", "-q", "--hard"], checkout)
         if done.returncode != 0:
             raise PrunedStoreError(f"checking out the kept history failed: {done.stderr[:500]}")
         (checkout / ".git" / "ORIG_HEAD").unlink(missing_ok=True)
@@ -94,14 +95,7 @@ class PrunedStore:
         self.root.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{commit[:12]}-", dir=self.root))
         built = staging / "git"
-        done = subprocess.run(
-            build_script(commit, mode, built),
-            cwd=clone,
-            env=_git_env(),
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        done = _run(build_script(commit, mode, built), clone)
         try:
             if done.returncode != 0:
                 raise PrunedStoreError(f"pruning the history failed: {done.stderr[:500]}")
