@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from itertools import compress, islice, repeat
-from operator import is_, itemgetter, ne
+from operator import add, is_, itemgetter, ne
 from typing import cast
 
 from polybench.grading.parsers._text import TwoWayPattern, visible_text
@@ -110,9 +110,9 @@ _PLAIN_NAMES = TwoWayPattern(r"[\w\n]*")
 # Parameter parts (``[...]`` or nothing), one a line: as far as the official pattern reads
 # every one whole, and the part it reads of each (the ``[\w-]`` brackets that start it).
 _PLAIN_PARAMS = TwoWayPattern(r"(?:(?:\[[\w\-]+\])?\n)*")
-# Ids (one a line, no '[' before their parameters) with only the parameters the official
-# pattern reads: the legacy id of each, the part the one group keeps.
-_LEGACY_PARAMS = TwoWayPattern(r"^([^\[\n]*(?:\[[\w\-]+\])?)[^\n]*$", re.MULTILINE)
+# Parameter parts (one a line): the part of each the official pattern keeps (the
+# ``[\w-]`` brackets that start it, if any).
+_PARAMS_KEPT = TwoWayPattern(r"^((?:\[[\w\-]+\])?)[^\n]*$", re.MULTILINE)
 
 
 def _reads_whole(pattern: TwoWayPattern, text: str) -> bool:
@@ -151,11 +151,13 @@ def _record_legacy(result: ParseResult, variants: dict[str, str]) -> None:
     """Record each test also under its legacy id (``variants``: proper id -> legacy id),
     as an alias when no test has that id."""
     statuses = result.statuses
-    if variants.keys() <= statuses.keys():
-        present = variants
-    else:
+    found = list(map(statuses.get, variants))
+    if None in found:  # a node id read with no result
         present = {proper: legacy for proper, legacy in variants.items() if proper in statuses}
-    by_legacy = dict(zip(present.values(), map(statuses.__getitem__, present), strict=True))
+        values = list(map(statuses.__getitem__, present))
+    else:
+        present, values = variants, cast("list[TestStatus]", found)
+    by_legacy = dict(zip(present.values(), values, strict=True))
     if len(by_legacy) == len(present) and statuses.keys().isdisjoint(by_legacy):
         # Each legacy id names one test and no test has it as its own id.
         statuses.update(by_legacy)
@@ -326,13 +328,19 @@ class _Reader:
         """Legacy ids of node ids whose part before the parameters the official pattern
         reads whole: the official id with only the parameters it reads (the ``[\\w-]``
         brackets that start them, if any)."""
-        params = "\n".join(map(itemgetter(4), found))
-        if _reads_whole(_PLAIN_PARAMS, params + "\n"):
+        params = list(map(itemgetter(4), found))
+        joined = "\n".join(params)
+        if _reads_whole(_PLAIN_PARAMS, joined + "\n"):
             return  # every parameter part read whole: every legacy id is the official id
-        # (An empty or whole parameter part gives the official id itself.)
-        joined = "\n".join(ids)
-        legacies = _LEGACY_PARAMS.of(joined).findall(joined)
-        variants = dict(compress(zip(ids, legacies, strict=True), map(ne, ids, legacies)))
+        # An official id ends with its parameters; its legacy id ends with the part of
+        # them the official pattern keeps instead (all of an empty or a whole part: the
+        # official id itself).
+        kept = _PARAMS_KEPT.of(joined).findall(joined)
+        differs = list(map(ne, params, kept))
+        if not all(differs):
+            ids, params, kept = (list(compress(items, differs)) for items in (ids, params, kept))
+        legacies = map(add, map(str.removesuffix, ids, params), kept)
+        variants = dict(zip(ids, legacies, strict=True))
         if self.variants:
             self.variants.update(variants)
         else:

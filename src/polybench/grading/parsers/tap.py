@@ -51,13 +51,17 @@ def _unescape(text: str) -> str:
     return _UNESCAPE.sub(lambda match: _ESCAPES[match.group(1)], text)
 
 
-@dataclass
 class _Level:
-    last: int = 0
-    plan_seen: bool = False
-    # A line whose number jumps ahead waits here: if the next line carries the number
-    # that was expected, the jump was printed by a test and is dropped.
-    tentative: tuple[int, str, TestStatus] | None = None
+    """The numbering of one level of subtests."""
+
+    __slots__ = ("last", "plan_seen", "tentative")
+
+    def __init__(self) -> None:
+        self.last = 0
+        self.plan_seen = False
+        # A line whose number jumps ahead waits here: if the next line carries the
+        # number that was expected, the jump was printed by a test and is dropped.
+        self.tentative: tuple[int, str, TestStatus] | None = None
 
 
 @dataclass
@@ -86,23 +90,16 @@ class _TapState:
 
     def close_deeper(self, indent: int) -> None:
         """Subtests deeper than ``indent`` are over."""
-        if len(self.levels) == 1 and indent in self.levels:
+        levels = self.levels
+        if max(levels) <= indent:
             return
-        for key in [key for key in self.levels if key > indent]:
-            self.commit(self.levels.pop(key))
+        for key in [key for key in levels if key > indent]:
+            self.commit(levels.pop(key))
 
     def feed(self, line: str) -> None:
         """Read one line of the stream."""
         body = line.lstrip(" \t")
         indent = len(line) - len(body)
-        if self.yaml_indent is not None:
-            stripped = body.strip()
-            if stripped == "..." and indent <= self.yaml_indent:
-                self.yaml_indent = None
-            elif stripped and indent < self.yaml_indent:
-                self.yaml_indent = None
-                self.feed(line)
-            return
         if not body:
             return
         first = body[0]
@@ -128,9 +125,12 @@ class _TapState:
         # Each other kind of line starts with its own character (white space aside).
         if first == "#":
             if _SUBTEST.match(body):
-                self.close_deeper(indent)
-                self.levels.setdefault(indent, _Level())
-                self.levels[indent + 4] = _Level()
+                levels = self.levels
+                if max(levels) > indent:
+                    self.close_deeper(indent)
+                if indent not in levels:
+                    levels[indent] = _Level()
+                levels[indent + 4] = _Level()
             elif indent == 0 and (count := _FAIL_COUNT.match(body)) is not None:
                 self.result.report(Tally(failed=int(count.group(1))))
             return
@@ -180,8 +180,14 @@ class _TapState:
         elif self.raw:
             test_id = line[7:] if failed else line[3:]
             status = TestStatus.FAILED if failed else TestStatus.PASSED
-        else:
-            test_id, status = self._identify(line, failed, description)
+        else:  # what ``_identify`` does for a description without a directive
+            test_id = description.strip()
+            if test_id.startswith("- "):
+                test_id = test_id[2:]
+            elif test_id == "-":
+                test_id = ""
+            test_id = _unescape(test_id)
+            status = TestStatus.FAILED if failed else TestStatus.PASSED
         number = int(digits) if digits is not None else None
         if level.tentative is not None:
             if number == level.last + 1:
