@@ -283,9 +283,15 @@ _SUMMARY_WORDS = TwoWayPattern(rf"\n({_STATUSES}) ([^\n]*)$", re.MULTILINE)
 def _ids(found: list[tuple[str, ...]]) -> list[str]:
     """The official id of each node id, as ``official_id`` gives it, from its parts (the
     first five items of each tuple: node id, path, classes, name, parameters)."""
-    if all(classes.count("::") <= 1 for classes in set(map(itemgetter(2), found))):
+    kinds = set(map(itemgetter(2), found))
+    if all(classes.count("::") <= 1 for classes in kinds):
         # No nested classes: the first separators (no part before the parameters holds
         # a ':') become ':', with ``None`` for a missing class.
+        nodes = map(itemgetter(0), found)
+        if "" not in kinds:  # every node id has a class
+            return list(map(str.replace, nodes, repeat("::"), repeat(":"), repeat(2)))
+        if len(kinds) == 1:  # none has one
+            return list(map(str.replace, nodes, repeat("::"), repeat(":None:"), repeat(1)))
         return [
             node.replace("::", ":", 2) if classes else node.replace("::", ":None:", 1)
             for node, _, classes, _, _, _ in found
