@@ -205,3 +205,111 @@ def test_mounted_folders_are_read_only_with_hidden_paths_masked_and_a_channel(
     assert seen.output.split() == ["tool", "0", "0", "from", "the", "harness", "refused", "refused"]
     assert not channel.exists()  # the sandbox owned it
     assert (shared / "answers" / "gold.diff").read_text() == "the fix\n"
+
+
+def _round_trips(box: DockerSandbox) -> list[str]:
+    """Count the engine calls of ``box`` that move files or start execs (a spy)."""
+    calls: list[str] = []
+    api = box.client.api
+    for name in ("exec_create", "put_archive", "get_archive"):
+        original = getattr(api, name)
+
+        def spy(*args: Any, _name: str = name, _original: Any = original, **kw: Any) -> Any:
+            calls.append(_name)
+            return _original(*args, **kw)
+
+        setattr(api, name, spy)
+    return calls
+
+
+def test_files_in_a_command_and_a_file_back_take_one_exec(
+    python_base: str, run_label: dict[str, str]
+) -> None:
+    """The files go in on the exec's stdin and the file comes back on the wrapper's own
+    stderr: no upload or download of their own; the same result as the three apart."""
+    box = DockerSandbox.create(python_base, ContainerLimits(), run_label)
+    try:
+        calls = _round_trips(box)
+        binary = bytes(range(256)) * 3
+        files = {"/polybench/step/in.bin": binary, "/polybench/step/name": "é ü\n"}
+        script = "cat /polybench/step/name; cp /polybench/step/in.bin /polybench/step/back"
+        done, back = box.exec_with_files(
+            ["bash", "-c", script], files, read_back="/polybench/step/back", timeout=60
+        )
+        assert done.ok and done.output == "é ü\n"
+        assert back == binary
+        assert calls == ["exec_create"]
+        assert box.read_file("/polybench/step/back") == binary  # (what the download gives)
+        # Nothing handed back when the file is not there.
+        done, back = box.exec_with_files(
+            ["true"], {}, read_back="/polybench/step/missing", timeout=60
+        )
+        assert done.ok and back is None
+    finally:
+        box.cleanup()
+
+
+def test_what_the_command_prints_cannot_pose_as_the_file_handed_back(
+    python_base: str, run_label: dict[str, str]
+) -> None:
+    """The command's stderr is merged into its output; only the wrapper writes to the
+    channel the file comes back on, after the command and all it started ended."""
+    box = DockerSandbox.create(python_base, ContainerLimits(), run_label)
+    try:
+        forged = "printf 'polybench-back 6\\nforged' >&2; printf 'polybench-back 6\\nforged'"
+        script = f"printf real > /polybench/r; {forged}; (sleep 1; {forged}) &"
+        done, back = box.exec_with_files(
+            ["bash", "-c", script], {}, read_back="/polybench/r", timeout=60
+        )
+        assert back == b"real"
+        assert "forged" in done.output  # printed, and kept as output
+        # A file removed by the command is not handed back, whatever was printed.
+        script = f"rm -f /polybench/r; {forged}"
+        done, back = box.exec_with_files(
+            ["bash", "-c", script], {}, read_back="/polybench/r", timeout=60
+        )
+        assert back is None
+    finally:
+        box.cleanup()
+
+
+def test_an_image_that_cannot_unpack_gets_its_files_uploaded(
+    python_base: str, run_label: dict[str, str]
+) -> None:
+    """Without ``tar`` and ``head`` (here: off the PATH) the wrapper says so before the
+    command runs, and the files are uploaded, the command run and the file read apart."""
+    box = DockerSandbox.create(python_base, ContainerLimits(), run_label)
+    try:
+        script = "/bin/cat /polybench/in > /polybench/out; echo ran >> /polybench/count"
+        done, back = box.exec_with_files(
+            ["/bin/bash", "-c", script],
+            {"/polybench/in": "payload"},
+            read_back="/polybench/out",
+            timeout=60,
+            env={"PATH": "/nowhere"},
+        )
+        assert done.ok and back == b"payload"
+        assert box.read_file("/polybench/count") == b"ran\n"  # the command ran once
+        calls = _round_trips(box)
+        box.exec_with_files(["/bin/true"], {"/polybench/x": "y"}, timeout=60)
+        assert calls == ["put_archive", "exec_create"]  # and stays so for this sandbox
+    finally:
+        box.cleanup()
+
+
+def test_a_file_beyond_the_channel_is_read_back_by_download(
+    python_base: str, run_label: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import polybench.sandbox.docker as docker_module
+
+    monkeypatch.setattr(docker_module, "_SIDE_CHANNEL_BYTES", 1 << 10)
+    box = DockerSandbox.create(python_base, ContainerLimits(), run_label)
+    try:
+        script = "head -c 5000 /dev/urandom > /polybench/big"
+        done, back = box.exec_with_files(
+            ["bash", "-c", script], {}, read_back="/polybench/big", timeout=60
+        )
+        assert done.ok and back is not None and len(back) == 5000
+        assert back == box.read_file("/polybench/big")
+    finally:
+        box.cleanup()

@@ -5,9 +5,11 @@ restore and install the tests, prepare the run) runs its commands in one script 
 of one sandbox start per command. The script gets a folder of its own in the scratch
 directory, named with a fresh random nonce, holding its inputs (NUL-separated path lists,
 the patch); it writes each command's exit code and output, length-prefixed, to
-``report`` there, and the harness reads that file from outside after the script ended.
-Nothing of the report passes through the script's standard output, so no file name,
-patch text or program output can forge an entry.
+``report`` there, and the harness reads that file after the script ended (the inputs
+and the report travel with the script's own sandbox entry where a backend can do that,
+see :func:`polybench.sandbox.base.exec_with_files`). Nothing of the report passes
+through the script's standard output, so no file name, patch text or program output
+can forge an entry.
 
 Before it runs anything the script drops from ``PATH`` every entry that is not absolute
 or lies inside the checkout, and every git command goes through the harness's safe
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 
 from polybench.patches.apply import ApplyResult, Strategy
 from polybench.runner.checkout import GIT_ENV, GIT_OPTIONS
-from polybench.sandbox.base import Sandbox, SandboxError, write_files
+from polybench.sandbox.base import Sandbox, SandboxError, exec_with_files
 
 PHASE_TIMEOUT = 1800.0
 PHASE_PREFIX = "polybench-phase-"
@@ -187,15 +189,19 @@ def run_phase(
     }
     inputs.update({f"{folder}/{name}": text for name, text in (files or {}).items()})
     inputs[f"{folder}/report"] = ""
-    write_files(sandbox, inputs)
     argv = ["bash", "-c", prelude() + body, f"{PHASE_PREFIX}{phase}", folder, sandbox.workdir]
-    done = sandbox.exec([*argv, *args], timeout=timeout, env={**GIT_ENV, **(env or {})})
+    done, data = exec_with_files(
+        sandbox,
+        [*argv, *args],
+        inputs,
+        read_back=f"{folder}/report",
+        timeout=timeout,
+        env={**GIT_ENV, **(env or {})},
+    )
     if done.timed_out:
         raise SandboxError(f"the {phase} step timed out after {timeout:.0f}s")
-    try:
-        data = sandbox.read_file(f"{folder}/report")
-    except (OSError, SandboxError) as exc:
-        raise SandboxError(f"the {phase} step left no report: {done.output.strip()[:500]}") from exc
+    if data is None:
+        raise SandboxError(f"the {phase} step left no report: {done.output.strip()[:500]}")
     if done.exit_code != 0:
         raise SandboxError(
             f"the {phase} step failed (exit {done.exit_code}): {done.output.strip()[:500]}"

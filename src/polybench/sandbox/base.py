@@ -118,6 +118,48 @@ def write_files(sandbox: Sandbox, files: Mapping[str, bytes | str]) -> None:
 
 
 @runtime_checkable
+class ExecsWithFiles(Protocol):
+    """A sandbox that writes files, runs a command and reads a file back in one
+    operation (where each costs a round trip, as with a container engine)."""
+
+    def exec_with_files(
+        self,
+        command: list[str],
+        files: Mapping[str, bytes | str],
+        read_back: str | None = None,
+        timeout: float | None = None,
+        env: dict[str, str] | None = None,
+        streams: bool = False,
+    ) -> tuple[ExecResult, bytes | None]:
+        """See :func:`exec_with_files`."""
+        ...
+
+
+def exec_with_files(
+    sandbox: Sandbox,
+    command: list[str],
+    files: Mapping[str, bytes | str],
+    read_back: str | None = None,
+    timeout: float | None = None,
+    env: dict[str, str] | None = None,
+    streams: bool = False,
+) -> tuple[ExecResult, bytes | None]:
+    """Write ``files``, run ``command`` (as :meth:`Sandbox.exec`), then read the file
+    ``read_back``: its bytes, or None when it is missing (or none was asked for). In one
+    round trip where the sandbox can (:class:`ExecsWithFiles`)."""
+    if isinstance(sandbox, ExecsWithFiles):
+        return sandbox.exec_with_files(command, files, read_back, timeout, env, streams)
+    write_files(sandbox, files)
+    done = sandbox.exec(command, timeout=timeout, env=env, streams=streams)
+    if read_back is None:
+        return done, None
+    try:
+        return done, sandbox.read_file(read_back)
+    except (OSError, SandboxError):
+        return done, None
+
+
+@runtime_checkable
 class SocketReach(Protocol):
     """A sandbox whose commands can connect to Unix sockets the harness makes."""
 

@@ -50,7 +50,7 @@ from polybench.sandbox.docker_client import (
     docker_client,
     managed_labels,
 )
-from polybench.sandbox.docker_stream import FrameReader, send_stdin, tar_dirs, tar_files
+from polybench.sandbox.docker_stream import FrameReader, send_stdin, tar_files
 from polybench.sandbox.process import _CappedBuffer
 
 __all__ = [
@@ -79,18 +79,28 @@ CHANNEL_DIR = "/run/polybench-channel"
 """Where a sandbox's channel folder (a host folder for the harness's Unix sockets) is
 bound, read-only."""
 
+_SIDE_CHANNEL_BYTES = 64 << 20
+"""The most of a file handed back on an exec's stderr that is kept (beyond: downloaded)."""
 _KILL_SECONDS = 15.0
 _DRAIN_SECONDS = 5.0
 _EXIT_CODE_SECONDS = 60.0
 
 # Waits for the harness's go (one line on stdin, sent once the client has read the HTTP
 # response headers: output written earlier could be swallowed by the HTTP client's read
-# buffer), runs the command (its stderr merged into stdout unless the first argument is
-# 1: then the two streams stay apart), then kills whatever it left behind in its session (the
-# wrapper is the session leader, so its pid is the session id: field 6 of /proc/<pid>/stat).
+# buffer), unpacks the tar archive of the given size that follows it on stdin (the files
+# the command needs: one round trip instead of an upload of its own), runs the command
+# (its stderr merged into stdout unless the first argument is 1: then the two streams stay
+# apart), then kills whatever it left behind in its session (the wrapper is the session
+# leader, so its pid is the session id: field 6 of /proc/<pid>/stat), and last writes the
+# file it was asked to hand back to its own stderr, which nothing else writes to when the
+# command's stderr is merged into stdout: one round trip instead of a download.
 _WRAPPER = """IFS= read -r pb_go || exit 125
+pb_streams=$1; pb_input=$2; pb_back=$3; shift 3
+if [ "$pb_input" != 0 ]; then
+  { head -c "$pb_input" | tar -x -f - -C /; } >/dev/null 2>&1 ||
+    { echo polybench-no-input >&2; exit 124; }
+fi
 exec </dev/null
-pb_streams=$1; shift
 if [ "$pb_streams" = 1 ]; then "$@"; else "$@" 2>&1; fi
 pb_rc=$?
 pb_me=$$
@@ -105,8 +115,13 @@ pb_sweep() {
   done
 }
 { pb_sweep; pb_sweep; } >/dev/null 2>&1
+if [ -n "$pb_back" ] && [ -f "$pb_back" ]; then
+  printf 'polybench-back %s\n' "$(wc -c < "$pb_back")" >&2; cat -- "$pb_back" >&2
+fi
 exit $pb_rc
 """
+_NO_INPUT = b"polybench-no-input"
+_BACK = b"polybench-back "
 
 # Kills every process of the container except the init, the main sleep and itself.
 _KILL_ALL = f"""pb_main=$(cat {CONTROL_DIR}/main.pid 2>/dev/null)
@@ -152,6 +167,8 @@ class DockerSandbox:
         self.channel = channel
         self._removed = False
         self._dead_reason: str | None = None
+        self._unpacks = True
+        """Whether the image can unpack an exec's files itself (it has ``head`` and ``tar``)."""
 
     @classmethod
     def create(
@@ -176,7 +193,12 @@ class DockerSandbox:
         client = client or docker_client()
         limits = limits or ContainerLimits()
         all_labels = {**managed_labels("container"), **(labels or {})}
-        main = f"echo $$ > {CONTROL_DIR}/main.pid; exec sleep {int(limits.lifetime)}"
+        # The main process makes the harness's folders (an upload before the start would
+        # be a round trip of its own; a file written before it has run makes its folder).
+        main = (
+            f"mkdir -p {SCRATCH} {CONTROL_DIR}; echo $$ > {CONTROL_DIR}/main.pid; "
+            f"exec sleep {int(limits.lifetime)}"
+        )
         binds = [Mount(str(p), str(p), type="bind", read_only=True) for p in read_only_paths]
         binds += _masks(read_only_paths, hidden_paths)
         if channel is not None:
@@ -201,8 +223,6 @@ class DockerSandbox:
             raise SandboxError(f"could not create a container from {image}: {exc}") from exc
         sandbox = cls(client, container, max_output_bytes, channel)
         try:
-            dirs = [f"{SCRATCH.strip('/')}/", f"{CONTROL_DIR.strip('/')}/"]
-            container.put_archive("/", tar_dirs(dirs))
             container.start()
         except DockerException as exc:
             sandbox.cleanup()
@@ -249,9 +269,15 @@ class DockerSandbox:
         raise SandboxError(f"{path} is outside the sandbox's workdir and scratch directory")
 
     def _start_exec(
-        self, argv: list[str], env: dict[str, str] | None, cwd: str | None, gated: bool = True
+        self,
+        argv: list[str],
+        env: dict[str, str] | None,
+        cwd: str | None,
+        payload: bytes = b"",
+        gated: bool = True,
     ) -> tuple[str, Any]:
-        """Create and start an exec; with ``gated`` its stdin gets the wrapper's go line."""
+        """Create and start an exec; with ``gated`` its stdin gets the wrapper's go line,
+        then ``payload``."""
         try:
             created = self.client.api.exec_create(
                 self.container_id,
@@ -265,7 +291,7 @@ class DockerSandbox:
             exec_id = str(created["Id"])
             sock = self.client.api.exec_start(exec_id, socket=True)
             if gated:
-                send_stdin(sock, b"go\n")
+                send_stdin(sock, b"go\n" + payload)
         except NotFound as exc:
             self._dead_reason = "the container no longer exists"
             raise SandboxError(f"sandbox {self.container_id[:12]} is gone: {exc}") from exc
@@ -282,18 +308,98 @@ class DockerSandbox:
         streams: bool = False,
     ) -> ExecResult:
         """Run a command in the container; see :class:`polybench.sandbox.base.Sandbox`."""
+        return self._run(command, timeout, env, cwd, streams)[0]
+
+    def exec_with_files(
+        self,
+        command: list[str],
+        files: Mapping[str, bytes | str],
+        read_back: str | None = None,
+        timeout: float | None = None,
+        env: dict[str, str] | None = None,
+        streams: bool = False,
+    ) -> tuple[ExecResult, bytes | None]:
+        """Write ``files``, run ``command`` and read ``read_back`` in one exec: the files
+        go in as an archive on the exec's stdin, the file comes back on its stderr (see
+        :data:`_WRAPPER`); see :func:`polybench.sandbox.base.exec_with_files`. Files of
+        the repository keep their mode, so they are uploaded as :meth:`write_files` does.
+        With ``streams`` (the command's stderr is kept apart), or in an image without
+        ``head`` or ``tar``, the three are separate round trips."""
+        self._check_usable()
+        targets = {self._inside(path): data for path, data in files.items()}
+        if streams or not self._unpacks:  # (the wrapper's stderr is the command's)
+            return self._exec_then_read(command, files, read_back, timeout, env, streams)
+        in_repository = {t: d for t, d in targets.items() if t.startswith(TESTBED + "/")}
+        if in_repository:
+            self.write_files(in_repository)
+        payload = tar_files(
+            {
+                target.lstrip("/"): data.encode("utf-8") if isinstance(data, str) else data
+                for target, data in targets.items()
+                if target not in in_repository
+            }
+        )
+        back = "" if read_back is None else self._inside(read_back)
+        done, side = self._run(command, timeout, env, None, False, payload, back)
+        if side.startswith(_NO_INPUT):
+            self._unpacks = False
+            return self._exec_then_read(command, files, read_back, timeout, env, streams)
+        if read_back is None:
+            return done, None
+        header, _, data = side.partition(b"\n")
+        size = header.removeprefix(_BACK)
+        if header.startswith(_BACK) and size.isdigit() and int(size) == len(data):
+            return done, data
+        # Not handed back whole (missing, or beyond what the channel keeps): read it.
+        try:
+            return done, self.read_file(read_back)
+        except (OSError, SandboxError):
+            return done, None
+
+    def _exec_then_read(
+        self,
+        command: list[str],
+        files: Mapping[str, bytes | str],
+        read_back: str | None,
+        timeout: float | None,
+        env: dict[str, str] | None,
+        streams: bool,
+    ) -> tuple[ExecResult, bytes | None]:
+        """:meth:`exec_with_files` as three round trips: upload, exec, download."""
+        self.write_files(files)
+        done = self.exec(command, timeout=timeout, env=env, streams=streams)
+        if read_back is None:
+            return done, None
+        try:
+            return done, self.read_file(read_back)
+        except (OSError, SandboxError):
+            return done, None
+
+    def _run(
+        self,
+        command: list[str] | str,
+        timeout: float | None,
+        env: dict[str, str] | None,
+        cwd: str | None,
+        streams: bool,
+        payload: bytes = b"",
+        back: str = "",
+    ) -> tuple[ExecResult, bytes]:
+        """One exec under the wrapper: its result, and what the wrapper wrote to its own
+        stderr (without ``streams``: the file ``back`` it handed back, or a note)."""
         self._check_usable()
         argv = ["bash", "-c", command] if isinstance(command, str) else list(command)
         started = time.monotonic()
-        wrapper = ["/bin/sh", "-c", _WRAPPER, "sh", str(int(streams))]
-        exec_id, sock = self._start_exec([*wrapper, *argv], env, cwd)
+        wrapper = ["/bin/sh", "-c", _WRAPPER, "sh", str(int(streams)), str(len(payload)), back]
+        exec_id, sock = self._start_exec([*wrapper, *argv], env, cwd, payload)
         buffer = _CappedBuffer(self.max_output_bytes)
         apart = (
             {1: _CappedBuffer(self.max_output_bytes), 2: _CappedBuffer(self.max_output_bytes)}
             if streams
             else {}
         )
-        reader = FrameReader(sock, buffer, apart)
+        side = None if streams else _CappedBuffer(_SIDE_CHANNEL_BYTES)
+        reader = FrameReader(sock, buffer, apart, side)
         deadline = None if timeout is None else started + timeout
         try:
             finished = reader.read_until(deadline)
@@ -312,7 +418,7 @@ class DockerSandbox:
             stdout = apart[1].value().decode("utf-8", errors="replace")
             stderr = apart[2].value().decode("utf-8", errors="replace")
             dropped = max(dropped, apart[1].dropped + apart[2].dropped)
-        return ExecResult(
+        result = ExecResult(
             exit_code=exit_code,
             output=buffer.value().decode("utf-8", errors="replace"),
             timed_out=not finished,
@@ -321,6 +427,7 @@ class DockerSandbox:
             stdout=stdout,
             stderr=stderr,
         )
+        return result, b"" if side is None or side.dropped else side.value()
 
     def _exit_code(self, exec_id: str) -> int | None:
         # The stream has ended, so the exec has too; a loaded engine may take a while to say.

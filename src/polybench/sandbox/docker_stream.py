@@ -38,19 +38,6 @@ def tar_files(files: dict[str, bytes], mode: int = 0o644) -> bytes:
     return buffer.getvalue()
 
 
-def tar_dirs(names: list[str]) -> bytes:
-    """A tar archive holding the empty directories ``names``."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as archive:
-        for name in names:
-            info = tarfile.TarInfo(name)
-            info.type = tarfile.DIRTYPE
-            info.mode = 0o755
-            info.mtime = int(time.time())
-            archive.addfile(info)
-    return buffer.getvalue()
-
-
 def send_stdin(sock: Any, data: bytes) -> None:
     """Write to an exec's attached stdin (a socket, or the read-only file object over one)."""
     target = sock if hasattr(sock, "sendall") else getattr(sock, "_sock", None)
@@ -62,17 +49,21 @@ def send_stdin(sock: Any, data: bytes) -> None:
 
 class FrameReader:
     """Reads Docker's multiplexed exec stream (8-byte frame headers) into a capped buffer,
-    and, when given, each stream's frames (1: stdout, 2: stderr) into their own buffers."""
+    and, when given, each stream's frames (1: stdout, 2: stderr) into their own buffers,
+    or stderr into a ``side`` buffer alone."""
 
     def __init__(
         self,
         sock: Any,
         buffer: _CappedBuffer,
         apart: dict[int, _CappedBuffer] | None = None,
+        side: _CappedBuffer | None = None,
     ) -> None:
         self.sock = sock
         self.buffer = buffer
         self.apart = apart or {}
+        self.side = side
+        """Where stderr frames go instead of ``buffer`` (a channel of the harness's own)."""
         self.pending = bytearray()
 
     def read_until(self, deadline: float | None) -> bool:
@@ -121,6 +112,10 @@ class FrameReader:
             if len(self.pending) < 8 + size:
                 break
             frame = bytes(self.pending[8 : 8 + size])
+            if self.side is not None and self.pending[0] == 2:
+                self.side.add(frame)
+                del self.pending[: 8 + size]
+                continue
             self.buffer.add(frame)
             stream = self.apart.get(self.pending[0])
             if stream is not None:
