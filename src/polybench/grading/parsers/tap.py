@@ -299,11 +299,16 @@ def _parse_tap(text: str, raw: bool) -> ParseResult:
         _read_flat(state, text)
         return _finish(state)
     feed = state.feed
+    # A line indented at least as far as the block's "---" (its spaces) and with no "..."
+    # in it is the block's own, whatever else it holds.
+    inside = ""
     for line in iter_lines(text):
         yaml_indent = state.yaml_indent
         if yaml_indent is not None:
             # Inside a YAML diagnostic block (most lines of a log with failures): the same
             # rules as ``feed``, without a call per line.
+            if line.startswith(inside) and "..." not in line:
+                continue
             indent = len(line) - len(line.lstrip(" \t"))
             if indent > yaml_indent:
                 continue
@@ -315,6 +320,8 @@ def _parse_tap(text: str, raw: bool) -> ParseResult:
                 feed(line)
             continue
         feed(line)
+        if state.yaml_indent is not None:  # the line opened a block
+            inside = " " * state.yaml_indent
     return _finish(state)
 
 
