@@ -225,8 +225,8 @@ def _round_trips(box: DockerSandbox) -> list[str]:
 def test_files_in_a_command_and_a_file_back_take_one_exec(
     python_base: str, run_label: dict[str, str]
 ) -> None:
-    """The files go in on the exec's stdin and the file comes back on the wrapper's own
-    stderr: no upload or download of their own; the same result as the three apart."""
+    """The files go in with the exec's arguments and the file comes back on the wrapper's
+    own stderr: no upload or download of their own; the same result as the three apart."""
     box = DockerSandbox.create(python_base, ContainerLimits(), run_label)
     try:
         calls = _round_trips(box)
@@ -276,23 +276,42 @@ def test_what_the_command_prints_cannot_pose_as_the_file_handed_back(
 def test_an_image_that_cannot_unpack_gets_its_files_uploaded(
     python_base: str, run_label: dict[str, str]
 ) -> None:
-    """Without ``tar`` and ``head`` (here: off the PATH) the wrapper says so before the
+    """Without ``base64`` and ``tar`` (here: off the PATH) the wrapper says so before the
     command runs, and the files are uploaded, the command run and the file read apart."""
     box = DockerSandbox.create(python_base, ContainerLimits(), run_label)
     try:
         script = "/bin/cat /polybench/in > /polybench/out; echo ran >> /polybench/count"
+        payload = b"payload"
         done, back = box.exec_with_files(
             ["/bin/bash", "-c", script],
-            {"/polybench/in": "payload"},
+            {"/polybench/in": payload},
             read_back="/polybench/out",
             timeout=60,
             env={"PATH": "/nowhere"},
         )
-        assert done.ok and back == b"payload"
+        assert done.ok and back == payload
         assert box.read_file("/polybench/count") == b"ran\n"  # the command ran once
         calls = _round_trips(box)
         box.exec_with_files(["/bin/true"], {"/polybench/x": "y"}, timeout=60)
         assert calls == ["put_archive", "exec_create"]  # and stays so for this sandbox
+    finally:
+        box.cleanup()
+
+
+def test_files_beyond_what_arguments_hold_are_uploaded(
+    python_base: str, run_label: dict[str, str]
+) -> None:
+    box = DockerSandbox.create(python_base, ContainerLimits(), run_label)
+    try:
+        calls = _round_trips(box)
+        big = bytes(range(256)) * 1024  # 256 KiB
+        done, back = box.exec_with_files(
+            ["cat", "/polybench/big"], {"/polybench/big": big, "/polybench/small": "s"},
+            read_back="/polybench/small", timeout=60,
+        )  # fmt: skip
+        assert done.ok and back == b"s"
+        assert calls == ["put_archive", "exec_create"]
+        assert box.read_file("/polybench/big") == big
     finally:
         box.cleanup()
 

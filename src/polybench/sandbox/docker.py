@@ -16,6 +16,7 @@ end the exec, the container itself is killed.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import io
 import posixpath
@@ -79,6 +80,9 @@ CHANNEL_DIR = "/run/polybench-channel"
 """Where a sandbox's channel folder (a host folder for the harness's Unix sockets) is
 bound, read-only."""
 
+_INLINE_INPUT_BYTES = 64 << 10
+"""The largest archive of an exec's files passed in its arguments (base64: a third more;
+one argument may hold 128 KiB); larger ones are uploaded."""
 _SIDE_CHANNEL_BYTES = 64 << 20
 """The most of a file handed back on an exec's stderr that is kept (beyond: downloaded)."""
 _KILL_SECONDS = 15.0
@@ -87,20 +91,23 @@ _EXIT_CODE_SECONDS = 60.0
 
 # Waits for the harness's go (one line on stdin, sent once the client has read the HTTP
 # response headers: output written earlier could be swallowed by the HTTP client's read
-# buffer), unpacks the tar archive of the given size that follows it on stdin (the files
-# the command needs: one round trip instead of an upload of its own), runs the command
-# (its stderr merged into stdout unless the first argument is 1: then the two streams stay
-# apart), then kills whatever it left behind in its session (the wrapper is the session
-# leader, so its pid is the session id: field 6 of /proc/<pid>/stat), and last writes the
-# file it was asked to hand back to its own stderr, which nothing else writes to when the
-# command's stderr is merged into stdout: one round trip instead of a download.
+# buffer), unpacks the tar archive given base64-encoded as its second argument (the small
+# files the command needs: no upload of their own), runs the command (its stderr merged
+# into stdout unless the first argument is 1: then the two streams stay apart), then
+# kills whatever it left behind in its session (the wrapper is the session leader, so its
+# pid is the session id: field 6 of /proc/<pid>/stat), and last writes the file named by
+# its third argument to its own stderr, which nothing else writes to when the command's
+# stderr is merged into stdout: no download of its own.
 _WRAPPER = """IFS= read -r pb_go || exit 125
-pb_streams=$1; pb_input=$2; pb_back=$3; shift 3
-if [ "$pb_input" != 0 ]; then
-  { head -c "$pb_input" | tar -x -f - -C /; } >/dev/null 2>&1 ||
-    { echo polybench-no-input >&2; exit 124; }
-fi
 exec </dev/null
+pb_streams=$1; pb_input=$2; pb_back=$3; shift 3
+if [ -n "$pb_input" ]; then
+  pb_in=@CONTROL@/input.$$
+  { mkdir -p @CONTROL@ && printf '%s' "$pb_input" | base64 -d > "$pb_in" &&
+    tar -x -f "$pb_in" -C /; } >/dev/null 2>&1
+  pb_unpacked=$?; rm -f "$pb_in" 2>/dev/null
+  [ "$pb_unpacked" = 0 ] || { echo polybench-no-input >&2; exit 124; }
+fi
 if [ "$pb_streams" = 1 ]; then "$@"; else "$@" 2>&1; fi
 pb_rc=$?
 pb_me=$$
@@ -119,7 +126,7 @@ if [ -n "$pb_back" ] && [ -f "$pb_back" ]; then
   printf 'polybench-back %s\n' "$(wc -c < "$pb_back")" >&2; cat -- "$pb_back" >&2
 fi
 exit $pb_rc
-"""
+""".replace("@CONTROL@", CONTROL_DIR)
 _NO_INPUT = b"polybench-no-input"
 _BACK = b"polybench-back "
 
@@ -168,7 +175,7 @@ class DockerSandbox:
         self._removed = False
         self._dead_reason: str | None = None
         self._unpacks = True
-        """Whether the image can unpack an exec's files itself (it has ``head`` and ``tar``)."""
+        """Whether the image can unpack an exec's files itself (it has ``base64`` and ``tar``)."""
 
     @classmethod
     def create(
@@ -273,11 +280,9 @@ class DockerSandbox:
         argv: list[str],
         env: dict[str, str] | None,
         cwd: str | None,
-        payload: bytes = b"",
         gated: bool = True,
     ) -> tuple[str, Any]:
-        """Create and start an exec; with ``gated`` its stdin gets the wrapper's go line,
-        then ``payload``."""
+        """Create and start an exec; with ``gated`` its stdin gets the wrapper's go line."""
         try:
             created = self.client.api.exec_create(
                 self.container_id,
@@ -291,7 +296,7 @@ class DockerSandbox:
             exec_id = str(created["Id"])
             sock = self.client.api.exec_start(exec_id, socket=True)
             if gated:
-                send_stdin(sock, b"go\n" + payload)
+                send_stdin(sock, b"go\n")
         except NotFound as exc:
             self._dead_reason = "the container no longer exists"
             raise SandboxError(f"sandbox {self.container_id[:12]} is gone: {exc}") from exc
@@ -320,27 +325,32 @@ class DockerSandbox:
         streams: bool = False,
     ) -> tuple[ExecResult, bytes | None]:
         """Write ``files``, run ``command`` and read ``read_back`` in one exec: the files
-        go in as an archive on the exec's stdin, the file comes back on its stderr (see
-        :data:`_WRAPPER`); see :func:`polybench.sandbox.base.exec_with_files`. Files of
-        the repository keep their mode, so they are uploaded as :meth:`write_files` does.
+        go in as an archive in the exec's arguments, the file comes back on its stderr
+        (see :data:`_WRAPPER`); see :func:`polybench.sandbox.base.exec_with_files`.
+        Files of the repository keep their mode, and an archive beyond
+        :data:`_INLINE_INPUT_BYTES` would not fit, so those are uploaded as
+        :meth:`write_files` does.
         With ``streams`` (the command's stderr is kept apart), or in an image without
-        ``head`` or ``tar``, the three are separate round trips."""
+        ``base64`` or ``tar``, the three are separate round trips."""
         self._check_usable()
         targets = {self._inside(path): data for path, data in files.items()}
         if streams or not self._unpacks:  # (the wrapper's stderr is the command's)
             return self._exec_then_read(command, files, read_back, timeout, env, streams)
         in_repository = {t: d for t, d in targets.items() if t.startswith(TESTBED + "/")}
-        if in_repository:
-            self.write_files(in_repository)
-        payload = tar_files(
+        archive = tar_files(
             {
                 target.lstrip("/"): data.encode("utf-8") if isinstance(data, str) else data
                 for target, data in targets.items()
                 if target not in in_repository
             }
         )
+        inline = len(archive) <= _INLINE_INPUT_BYTES
+        uploaded = in_repository if inline else targets
+        if uploaded:
+            self.write_files(uploaded)
+        encoded = base64.b64encode(archive).decode("ascii") if inline and archive else ""
         back = "" if read_back is None else self._inside(read_back)
-        done, side = self._run(command, timeout, env, None, False, payload, back)
+        done, side = self._run(command, timeout, env, None, False, encoded, back)
         if side.startswith(_NO_INPUT):
             self._unpacks = False
             return self._exec_then_read(command, files, read_back, timeout, env, streams)
@@ -382,7 +392,7 @@ class DockerSandbox:
         env: dict[str, str] | None,
         cwd: str | None,
         streams: bool,
-        payload: bytes = b"",
+        encoded: str = "",
         back: str = "",
     ) -> tuple[ExecResult, bytes]:
         """One exec under the wrapper: its result, and what the wrapper wrote to its own
@@ -390,8 +400,8 @@ class DockerSandbox:
         self._check_usable()
         argv = ["bash", "-c", command] if isinstance(command, str) else list(command)
         started = time.monotonic()
-        wrapper = ["/bin/sh", "-c", _WRAPPER, "sh", str(int(streams)), str(len(payload)), back]
-        exec_id, sock = self._start_exec([*wrapper, *argv], env, cwd, payload)
+        wrapper = ["/bin/sh", "-c", _WRAPPER, "sh", str(int(streams)), encoded, back]
+        exec_id, sock = self._start_exec([*wrapper, *argv], env, cwd)
         buffer = _CappedBuffer(self.max_output_bytes)
         apart = (
             {1: _CappedBuffer(self.max_output_bytes), 2: _CappedBuffer(self.max_output_bytes)}
