@@ -273,6 +273,30 @@ def test_what_the_command_prints_cannot_pose_as_the_file_handed_back(
         box.cleanup()
 
 
+def test_a_forged_cannot_unpack_note_does_not_run_the_command_again(
+    python_base: str, run_label: dict[str, str]
+) -> None:
+    """A command that writes the wrapper's own note to the wrapper's stderr (every fd of
+    its parent) and exits as the wrapper would has run once, and its file comes back."""
+    box = DockerSandbox.create(python_base, ContainerLimits(), run_label)
+    try:
+        script = (
+            "echo ran >> /polybench/count; printf real > /polybench/r; "
+            "for f in /proc/$PPID/fd/*; do printf 'polybench-no-input\\n' > $f; done "
+            "2>/dev/null; exit 124"
+        )
+        done, back = box.exec_with_files(
+            ["bash", "-c", script], {"/polybench/in": "x"}, read_back="/polybench/r", timeout=60
+        )
+        assert done.exit_code == 124 and back == b"real"
+        assert box.read_file("/polybench/count") == b"ran\n"
+        calls = _round_trips(box)
+        box.exec_with_files(["true"], {"/polybench/x": "y"}, timeout=60)
+        assert calls == ["exec_create"]  # still one exec: nothing was taken for the note
+    finally:
+        box.cleanup()
+
+
 def test_an_image_that_cannot_unpack_gets_its_files_uploaded(
     python_base: str, run_label: dict[str, str]
 ) -> None:

@@ -149,14 +149,30 @@ def exec_with_files(
     round trip where the sandbox can (:class:`ExecsWithFiles`)."""
     if isinstance(sandbox, ExecsWithFiles):
         return sandbox.exec_with_files(command, files, read_back, timeout, env, streams)
+    return exec_then_read(sandbox, command, files, read_back, timeout, env, streams)
+
+
+def exec_then_read(
+    sandbox: Sandbox,
+    command: list[str],
+    files: Mapping[str, bytes | str],
+    read_back: str | None = None,
+    timeout: float | None = None,
+    env: dict[str, str] | None = None,
+    streams: bool = False,
+) -> tuple[ExecResult, bytes | None]:
+    """:func:`exec_with_files` as three operations: write, exec, read."""
     write_files(sandbox, files)
     done = sandbox.exec(command, timeout=timeout, env=env, streams=streams)
-    if read_back is None:
-        return done, None
+    return done, None if read_back is None else read_if_there(sandbox, read_back)
+
+
+def read_if_there(sandbox: Sandbox, path: str) -> bytes | None:
+    """The bytes of the file at ``path`` in ``sandbox``, or None when it cannot be read."""
     try:
-        return done, sandbox.read_file(read_back)
+        return sandbox.read_file(path)
     except (OSError, SandboxError):
-        return done, None
+        return None
 
 
 @runtime_checkable

@@ -32,7 +32,13 @@ from docker.errors import DockerException, ImageNotFound, NotFound
 from docker.models.containers import Container
 from docker.types import Mount
 
-from polybench.sandbox.base import DEFAULT_MAX_OUTPUT_BYTES, ExecResult, SandboxError
+from polybench.sandbox.base import (
+    DEFAULT_MAX_OUTPUT_BYTES,
+    ExecResult,
+    SandboxError,
+    exec_then_read,
+    read_if_there,
+)
 from polybench.sandbox.cancel import Cancelled, cancelled
 from polybench.sandbox.docker_client import (
     DEFAULT_CPUS,
@@ -128,6 +134,7 @@ fi
 exit $pb_rc
 """.replace("@CONTROL@", CONTROL_DIR)
 _NO_INPUT = b"polybench-no-input"
+_NO_INPUT_EXIT = 124
 _BACK = b"polybench-back "
 
 # Kills every process of the container except the init, the main sleep and itself.
@@ -335,7 +342,7 @@ class DockerSandbox:
         self._check_usable()
         targets = {self._inside(path): data for path, data in files.items()}
         if streams or not self._unpacks:  # (the wrapper's stderr is the command's)
-            return self._exec_then_read(command, files, read_back, timeout, env, streams)
+            return exec_then_read(self, command, files, read_back, timeout, env, streams)
         in_repository = {t: d for t, d in targets.items() if t.startswith(TESTBED + "/")}
         archive = tar_files(
             {
@@ -351,9 +358,11 @@ class DockerSandbox:
         encoded = base64.b64encode(archive).decode("ascii") if inline and archive else ""
         back = "" if read_back is None else self._inside(read_back)
         done, side = self._run(command, timeout, env, None, False, encoded, back)
-        if side.startswith(_NO_INPUT):
+        # The wrapper's note alone, and its exit status: the command never ran (a process
+        # that wrote the note to the wrapper's stderr cannot have the command run again).
+        if done.exit_code == _NO_INPUT_EXIT and side == _NO_INPUT + b"\n":
             self._unpacks = False
-            return self._exec_then_read(command, files, read_back, timeout, env, streams)
+            return exec_then_read(self, command, files, read_back, timeout, env, streams)
         if read_back is None:
             return done, None
         header, _, data = side.partition(b"\n")
@@ -361,29 +370,7 @@ class DockerSandbox:
         if header.startswith(_BACK) and size.isdigit() and int(size) == len(data):
             return done, data
         # Not handed back whole (missing, or beyond what the channel keeps): read it.
-        try:
-            return done, self.read_file(read_back)
-        except (OSError, SandboxError):
-            return done, None
-
-    def _exec_then_read(
-        self,
-        command: list[str],
-        files: Mapping[str, bytes | str],
-        read_back: str | None,
-        timeout: float | None,
-        env: dict[str, str] | None,
-        streams: bool,
-    ) -> tuple[ExecResult, bytes | None]:
-        """:meth:`exec_with_files` as three round trips: upload, exec, download."""
-        self.write_files(files)
-        done = self.exec(command, timeout=timeout, env=env, streams=streams)
-        if read_back is None:
-            return done, None
-        try:
-            return done, self.read_file(read_back)
-        except (OSError, SandboxError):
-            return done, None
+        return done, read_if_there(self, read_back)
 
     def _run(
         self,
@@ -408,7 +395,8 @@ class DockerSandbox:
             if streams
             else {}
         )
-        side = None if streams else _CappedBuffer(_SIDE_CHANNEL_BYTES)
+        # (Only a file handed back needs room there; otherwise a note at most.)
+        side = None if streams else _CappedBuffer(_SIDE_CHANNEL_BYTES if back else 1 << 12)
         reader = FrameReader(sock, buffer, apart, side)
         deadline = None if timeout is None else started + timeout
         try:
