@@ -64,6 +64,15 @@ class _Level:
         self.tentative: tuple[int, str, TestStatus] | None = None
 
 
+def _description_name(description: str) -> str:
+    """The test's name in a description (directive removed): without the dash that
+    may separate it from the number, escapes not yet undone."""
+    name = description.strip()
+    if name.startswith("- "):
+        return name[2:]
+    return "" if name == "-" else name
+
+
 @dataclass
 class _TapState:
     raw: bool
@@ -125,9 +134,8 @@ class _TapState:
         # Each other kind of line starts with its own character (white space aside).
         if first == "#":
             if _SUBTEST.match(body):
+                self.close_deeper(indent)
                 levels = self.levels
-                if max(levels) > indent:
-                    self.close_deeper(indent)
                 if indent not in levels:
                     levels[indent] = _Level()
                 levels[indent + 4] = _Level()
@@ -157,12 +165,7 @@ class _TapState:
             status = TestStatus.XFAIL
         if self.raw:
             return line[len("not ok ") if failed else len("ok ") :], status
-        name = description[: directive.start()] if directive else description
-        name = name.strip()
-        if name.startswith("- "):
-            name = name[2:]
-        elif name == "-":
-            name = ""
+        name = _description_name(description[: directive.start()] if directive else description)
         if not name and directive:
             name = directive.group(2).strip()
         return _unescape(name), status
@@ -180,13 +183,8 @@ class _TapState:
         elif self.raw:
             test_id = line[7:] if failed else line[3:]
             status = TestStatus.FAILED if failed else TestStatus.PASSED
-        else:  # what ``_identify`` does for a description without a directive
-            test_id = description.strip()
-            if test_id.startswith("- "):
-                test_id = test_id[2:]
-            elif test_id == "-":
-                test_id = ""
-            test_id = _unescape(test_id)
+        else:  # what ``_identify`` gives for a description without a directive
+            test_id = _unescape(_description_name(description))
             status = TestStatus.FAILED if failed else TestStatus.PASSED
         number = int(digits) if digits is not None else None
         if level.tentative is not None:
