@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -207,6 +208,14 @@ def test_mounted_folders_are_read_only_with_hidden_paths_masked_and_a_channel(
     assert (shared / "answers" / "gold.diff").read_text() == "the fix\n"
 
 
+@pytest.fixture
+def box(python_base: str, run_label: dict[str, str]) -> Iterator[DockerSandbox]:
+    """A sandbox of the Python base image, removed after the test."""
+    sandbox = DockerSandbox.create(python_base, ContainerLimits(), run_label)
+    yield sandbox
+    sandbox.cleanup()
+
+
 def _round_trips(box: DockerSandbox) -> list[str]:
     """Count the engine calls of ``box`` that move files or start execs (a spy)."""
     calls: list[str] = []
@@ -222,137 +231,101 @@ def _round_trips(box: DockerSandbox) -> list[str]:
     return calls
 
 
-def test_files_in_a_command_and_a_file_back_take_one_exec(
-    python_base: str, run_label: dict[str, str]
-) -> None:
+def test_files_in_a_command_and_a_file_back_take_one_exec(box: DockerSandbox) -> None:
     """The files go in with the exec's arguments and the file comes back on the wrapper's
     own stderr: no upload or download of their own; the same result as the three apart."""
-    box = DockerSandbox.create(python_base, ContainerLimits(), run_label)
-    try:
-        calls = _round_trips(box)
-        binary = bytes(range(256)) * 3
-        files = {"/polybench/step/in.bin": binary, "/polybench/step/name": "é ü\n"}
-        script = "cat /polybench/step/name; cp /polybench/step/in.bin /polybench/step/back"
-        done, back = box.exec_with_files(
-            ["bash", "-c", script], files, read_back="/polybench/step/back", timeout=60
-        )
-        assert done.ok and done.output == "é ü\n"
-        assert back == binary
-        assert calls == ["exec_create"]
-        assert box.read_file("/polybench/step/back") == binary  # (what the download gives)
-        # Nothing handed back when the file is not there.
-        done, back = box.exec_with_files(
-            ["true"], {}, read_back="/polybench/step/missing", timeout=60
-        )
-        assert done.ok and back is None
-    finally:
-        box.cleanup()
+    calls = _round_trips(box)
+    binary = bytes(range(256)) * 3
+    files = {"/polybench/step/in.bin": binary, "/polybench/step/name": "é ü\n"}
+    script = "cat /polybench/step/name; cp /polybench/step/in.bin /polybench/step/back"
+    done, back = box.exec_with_files(
+        ["bash", "-c", script], files, read_back="/polybench/step/back", timeout=60
+    )
+    assert done.ok and done.output == "é ü\n"
+    assert back == binary
+    assert calls == ["exec_create"]
+    assert box.read_file("/polybench/step/back") == binary  # (what the download gives)
+    # Nothing handed back when the file is not there.
+    done, back = box.exec_with_files(["true"], {}, read_back="/polybench/step/missing", timeout=60)
+    assert done.ok and back is None
 
 
-def test_what_the_command_prints_cannot_pose_as_the_file_handed_back(
-    python_base: str, run_label: dict[str, str]
-) -> None:
+def test_what_the_command_prints_cannot_pose_as_the_file_handed_back(box: DockerSandbox) -> None:
     """The command's stderr is merged into its output; only the wrapper writes to the
     channel the file comes back on, after the command and all it started ended."""
-    box = DockerSandbox.create(python_base, ContainerLimits(), run_label)
-    try:
-        forged = "printf 'polybench-back 6\\nforged' >&2; printf 'polybench-back 6\\nforged'"
-        script = f"printf real > /polybench/r; {forged}; (sleep 1; {forged}) &"
-        done, back = box.exec_with_files(
-            ["bash", "-c", script], {}, read_back="/polybench/r", timeout=60
-        )
-        assert back == b"real"
-        assert "forged" in done.output  # printed, and kept as output
-        # A file removed by the command is not handed back, whatever was printed.
-        script = f"rm -f /polybench/r; {forged}"
-        done, back = box.exec_with_files(
-            ["bash", "-c", script], {}, read_back="/polybench/r", timeout=60
-        )
-        assert back is None
-    finally:
-        box.cleanup()
+    forged = "printf 'polybench-back 6\\nforged' >&2; printf 'polybench-back 6\\nforged'"
+    script = f"printf real > /polybench/r; {forged}; (sleep 1; {forged}) &"
+    done, back = box.exec_with_files(
+        ["bash", "-c", script], {}, read_back="/polybench/r", timeout=60
+    )
+    assert back == b"real"
+    assert "forged" in done.output  # printed, and kept as output
+    # A file removed by the command is not handed back, whatever was printed.
+    script = f"rm -f /polybench/r; {forged}"
+    done, back = box.exec_with_files(
+        ["bash", "-c", script], {}, read_back="/polybench/r", timeout=60
+    )
+    assert back is None
 
 
-def test_a_forged_cannot_unpack_note_does_not_run_the_command_again(
-    python_base: str, run_label: dict[str, str]
-) -> None:
+def test_a_forged_cannot_unpack_note_does_not_run_the_command_again(box: DockerSandbox) -> None:
     """A command that writes the wrapper's own note to the wrapper's stderr (every fd of
     its parent) and exits as the wrapper would has run once, and its file comes back."""
-    box = DockerSandbox.create(python_base, ContainerLimits(), run_label)
-    try:
-        script = (
-            "echo ran >> /polybench/count; printf real > /polybench/r; "
-            "for f in /proc/$PPID/fd/*; do printf 'polybench-no-input\\n' > $f; done "
-            "2>/dev/null; exit 124"
-        )
-        done, back = box.exec_with_files(
-            ["bash", "-c", script], {"/polybench/in": "x"}, read_back="/polybench/r", timeout=60
-        )
-        assert done.exit_code == 124 and back == b"real"
-        assert box.read_file("/polybench/count") == b"ran\n"
-        calls = _round_trips(box)
-        box.exec_with_files(["true"], {"/polybench/x": "y"}, timeout=60)
-        assert calls == ["exec_create"]  # still one exec: nothing was taken for the note
-    finally:
-        box.cleanup()
+    script = (
+        "echo ran >> /polybench/count; printf real > /polybench/r; "
+        "for f in /proc/$PPID/fd/*; do printf 'polybench-no-input\\n' > $f; done "
+        "2>/dev/null; exit 124"
+    )
+    done, back = box.exec_with_files(
+        ["bash", "-c", script], {"/polybench/in": "x"}, read_back="/polybench/r", timeout=60
+    )
+    assert done.exit_code == 124 and back == b"real"
+    assert box.read_file("/polybench/count") == b"ran\n"
+    calls = _round_trips(box)
+    box.exec_with_files(["true"], {"/polybench/x": "y"}, timeout=60)
+    assert calls == ["exec_create"]  # still one exec: nothing was taken for the note
 
 
-def test_an_image_that_cannot_unpack_gets_its_files_uploaded(
-    python_base: str, run_label: dict[str, str]
-) -> None:
+def test_an_image_that_cannot_unpack_gets_its_files_uploaded(box: DockerSandbox) -> None:
     """Without ``base64`` and ``tar`` (here: off the PATH) the wrapper says so before the
     command runs, and the files are uploaded, the command run and the file read apart."""
-    box = DockerSandbox.create(python_base, ContainerLimits(), run_label)
-    try:
-        script = "/bin/cat /polybench/in > /polybench/out; echo ran >> /polybench/count"
-        payload = b"payload"
-        done, back = box.exec_with_files(
-            ["/bin/bash", "-c", script],
-            {"/polybench/in": payload},
-            read_back="/polybench/out",
-            timeout=60,
-            env={"PATH": "/nowhere"},
-        )
-        assert done.ok and back == payload
-        assert box.read_file("/polybench/count") == b"ran\n"  # the command ran once
-        calls = _round_trips(box)
-        box.exec_with_files(["/bin/true"], {"/polybench/x": "y"}, timeout=60)
-        assert calls == ["put_archive", "exec_create"]  # and stays so for this sandbox
-    finally:
-        box.cleanup()
+    script = "/bin/cat /polybench/in > /polybench/out; echo ran >> /polybench/count"
+    payload = b"payload"
+    done, back = box.exec_with_files(
+        ["/bin/bash", "-c", script],
+        {"/polybench/in": payload},
+        read_back="/polybench/out",
+        timeout=60,
+        env={"PATH": "/nowhere"},
+    )
+    assert done.ok and back == payload
+    assert box.read_file("/polybench/count") == b"ran\n"  # the command ran once
+    calls = _round_trips(box)
+    box.exec_with_files(["/bin/true"], {"/polybench/x": "y"}, timeout=60)
+    assert calls == ["put_archive", "exec_create"]  # and stays so for this sandbox
 
 
-def test_files_beyond_what_arguments_hold_are_uploaded(
-    python_base: str, run_label: dict[str, str]
-) -> None:
-    box = DockerSandbox.create(python_base, ContainerLimits(), run_label)
-    try:
-        calls = _round_trips(box)
-        big = bytes(range(256)) * 1024  # 256 KiB
-        done, back = box.exec_with_files(
-            ["cat", "/polybench/big"], {"/polybench/big": big, "/polybench/small": "s"},
-            read_back="/polybench/small", timeout=60,
-        )  # fmt: skip
-        assert done.ok and back == b"s"
-        assert calls == ["put_archive", "exec_create"]
-        assert box.read_file("/polybench/big") == big
-    finally:
-        box.cleanup()
+def test_files_beyond_what_arguments_hold_are_uploaded(box: DockerSandbox) -> None:
+    calls = _round_trips(box)
+    big = bytes(range(256)) * 1024  # 256 KiB
+    done, back = box.exec_with_files(
+        ["cat", "/polybench/big"], {"/polybench/big": big, "/polybench/small": "s"},
+        read_back="/polybench/small", timeout=60,
+    )  # fmt: skip
+    assert done.ok and back == b"s"
+    assert calls == ["put_archive", "exec_create"]
+    assert box.read_file("/polybench/big") == big
 
 
 def test_a_file_beyond_the_channel_is_read_back_by_download(
-    python_base: str, run_label: dict[str, str], monkeypatch: pytest.MonkeyPatch
+    box: DockerSandbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import polybench.sandbox.docker as docker_module
 
     monkeypatch.setattr(docker_module, "_SIDE_CHANNEL_BYTES", 1 << 10)
-    box = DockerSandbox.create(python_base, ContainerLimits(), run_label)
-    try:
-        script = "head -c 5000 /dev/urandom > /polybench/big"
-        done, back = box.exec_with_files(
-            ["bash", "-c", script], {}, read_back="/polybench/big", timeout=60
-        )
-        assert done.ok and back is not None and len(back) == 5000
-        assert back == box.read_file("/polybench/big")
-    finally:
-        box.cleanup()
+    script = "head -c 5000 /dev/urandom > /polybench/big"
+    done, back = box.exec_with_files(
+        ["bash", "-c", script], {}, read_back="/polybench/big", timeout=60
+    )
+    assert done.ok and back is not None and len(back) == 5000
+    assert back == box.read_file("/polybench/big")

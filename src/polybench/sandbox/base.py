@@ -129,7 +129,6 @@ class ExecsWithFiles(Protocol):
         read_back: str | None = None,
         timeout: float | None = None,
         env: dict[str, str] | None = None,
-        streams: bool = False,
     ) -> tuple[ExecResult, bytes | None]:
         """See :func:`exec_with_files`."""
         ...
@@ -142,14 +141,14 @@ def exec_with_files(
     read_back: str | None = None,
     timeout: float | None = None,
     env: dict[str, str] | None = None,
-    streams: bool = False,
 ) -> tuple[ExecResult, bytes | None]:
-    """Write ``files``, run ``command`` (as :meth:`Sandbox.exec`), then read the file
+    """Write ``files``, run ``command`` (as :meth:`Sandbox.exec`, its stderr merged into
+    its output), then read the file
     ``read_back``: its bytes, or None when it is missing (or none was asked for). In one
     round trip where the sandbox can (:class:`ExecsWithFiles`)."""
     if isinstance(sandbox, ExecsWithFiles):
-        return sandbox.exec_with_files(command, files, read_back, timeout, env, streams)
-    return exec_then_read(sandbox, command, files, read_back, timeout, env, streams)
+        return sandbox.exec_with_files(command, files, read_back, timeout, env)
+    return exec_then_read(sandbox, command, files, read_back, timeout, env)
 
 
 def exec_then_read(
@@ -159,11 +158,10 @@ def exec_then_read(
     read_back: str | None = None,
     timeout: float | None = None,
     env: dict[str, str] | None = None,
-    streams: bool = False,
 ) -> tuple[ExecResult, bytes | None]:
     """:func:`exec_with_files` as three operations: write, exec, read."""
     write_files(sandbox, files)
-    done = sandbox.exec(command, timeout=timeout, env=env, streams=streams)
+    done = sandbox.exec(command, timeout=timeout, env=env)
     return done, None if read_back is None else read_if_there(sandbox, read_back)
 
 

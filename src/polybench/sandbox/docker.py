@@ -329,20 +329,17 @@ class DockerSandbox:
         read_back: str | None = None,
         timeout: float | None = None,
         env: dict[str, str] | None = None,
-        streams: bool = False,
     ) -> tuple[ExecResult, bytes | None]:
         """Write ``files``, run ``command`` and read ``read_back`` in one exec: the files
         go in as an archive in the exec's arguments, the file comes back on its stderr
         (see :data:`_WRAPPER`); see :func:`polybench.sandbox.base.exec_with_files`.
         Files of the repository keep their mode, and an archive beyond
         :data:`_INLINE_INPUT_BYTES` would not fit, so those are uploaded as
-        :meth:`write_files` does.
-        With ``streams`` (the command's stderr is kept apart), or in an image without
-        ``base64`` or ``tar``, the three are separate round trips."""
-        self._check_usable()
+        :meth:`write_files` does. In an image without ``base64`` or ``tar`` the three
+        are separate round trips."""
+        if not self._unpacks:
+            return exec_then_read(self, command, files, read_back, timeout, env)
         targets = {self._inside(path): data for path, data in files.items()}
-        if streams or not self._unpacks:  # (the wrapper's stderr is the command's)
-            return exec_then_read(self, command, files, read_back, timeout, env, streams)
         in_repository = {t: d for t, d in targets.items() if t.startswith(TESTBED + "/")}
         archive = tar_files(
             {
@@ -362,7 +359,7 @@ class DockerSandbox:
         # that wrote the note to the wrapper's stderr cannot have the command run again).
         if done.exit_code == _NO_INPUT_EXIT and side == _NO_INPUT + b"\n":
             self._unpacks = False
-            return exec_then_read(self, command, files, read_back, timeout, env, streams)
+            return exec_then_read(self, command, files, read_back, timeout, env)
         if read_back is None:
             return done, None
         header, _, data = side.partition(b"\n")
