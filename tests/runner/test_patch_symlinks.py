@@ -5,6 +5,7 @@ inside the repository stays (real gold patches make such links)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -123,3 +124,42 @@ def test_replacing_a_link_by_a_file_or_deleting_it_is_accepted() -> None:
         "--- a/leak\n+++ b/leak\n@@ -1 +1 @@\n-/etc\n+text\n"
     )
     assert check_patch(to_file)[0].path == "leak"
+
+
+@pytest.mark.parametrize("realpath_skips_one", [False, True])
+def test_each_link_of_a_patch_is_judged_by_its_own_target(
+    make_repo: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, realpath_skips_one: bool
+) -> None:
+    # The links' targets are asked of one realpath call; one it cannot answer must not
+    # shift what the others are judged by (here a realpath that leaves out its first
+    # answer when given several: the outside link must still go, the inside ones stay).
+    if realpath_skips_one:
+        tools = tmp_path / "tools"
+        tools.mkdir()
+        fake = tools / "realpath"
+        real = subprocess.run(["sh", "-c", "command -v realpath"], capture_output=True,
+                              text=True, check=True).stdout.strip()  # fmt: skip
+        fake.write_text(
+            f'#!/bin/bash\nif [ "$#" -gt 4 ]; then set -- "${{@:1:3}}" "${{@:5}}"; fi\n'
+            f'exec {real} "$@"\n'
+        )
+        fake.chmod(0o755)
+        monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+    repo, commit = make_repo({"lib/real.py": "X = 1\n"})  # type: ignore[operator]
+    box = LocalSandbox.create(repo, commit, parent=tmp_path / "boxes", isolation="none")
+    try:
+        at_base = base_files(box, commit)
+        inputs = PolicyInputs(language=Language.PYTHON, base_paths=frozenset(at_base))
+        patch = (
+            _link("lib/a_in.py", "real.py")
+            + _link("lib/b_out.py", "/etc/passwd")
+            + _link("lib/c_in.py", "real.py")
+        )
+        admission = admit(box, patch, inputs, untracked_entries(box), commit)
+        assert admission.applied
+        assert [record.path for record in admission.refused] == ["lib/b_out.py"]
+        assert (Path(box.workdir) / "lib" / "a_in.py").is_symlink()
+        assert (Path(box.workdir) / "lib" / "c_in.py").is_symlink()
+        assert not (Path(box.workdir) / "lib" / "b_out.py").is_symlink()
+    finally:
+        box.cleanup()

@@ -49,8 +49,22 @@ def test_each_step_has_a_fresh_folder_no_earlier_step_can_predict(
 
 
 def test_a_report_that_does_not_add_up_is_refused() -> None:
-    assert parse_report("x", b"a 0 3\nabcb 1 0\n").steps["b"].code == 1
-    for broken in (b"a 0 9\nabc", b"no header", b"a zero 1\nx"):
+    report = parse_report("x", b"a 0 3\nb 1 0\nc 0 2\n\nabc\n\n")
+    assert [(n, s.code, s.output) for n, s in report.steps.items()] == [
+        ("a", 0, b"abc"), ("b", 1, b""), ("c", 0, b"\n\n")
+    ]  # fmt: skip
+    assert parse_report("x", b"\n").steps == {}
+    broken_reports = (
+        b"a 0 9\n\nabc",  # shorter than its sizes
+        b"a 0 1\n\nabc",  # longer
+        b"a 0 1\na 0 1\n\nxy",  # a command twice
+        b"no header",
+        b"a 0 1\nx",  # no end of the header
+        b"a zero 1\n\nx",
+        b"",  # the script never wrote it
+        b"lost a\n",
+    )
+    for broken in broken_reports:
         with pytest.raises(SandboxError):
             parse_report("x", broken)
 
@@ -84,3 +98,20 @@ def test_a_step_that_does_not_finish_is_a_sandbox_error(
         run_phase(box, "slow", "sleep 5", timeout=0.5)
     with pytest.raises(SandboxError, match="exit 3"):
         run_phase(box, "broken", "exit 3")
+
+
+def test_a_step_that_stops_early_reports_what_it_ran(sandbox: tuple[FakeSandbox, str]) -> None:
+    box, _ = sandbox
+    body = "run first printf 'one\\0two'\nrun_out second false || exit 0\nrun never true\n"
+    report = run_phase(box, "test", body)
+    assert report.ok("first").paths == ["one", "two"]
+    assert report.step("second").code == 1
+    assert not report.has("never")
+
+
+def test_a_recorded_output_that_is_gone_at_the_end_is_a_sandbox_error(
+    sandbox: tuple[FakeSandbox, str],
+) -> None:
+    box, _ = sandbox
+    with pytest.raises(SandboxError, match="unreadable"):
+        run_phase(box, "test", 'run first true\nrm -f -- "$pb_dir/first.out"\n')

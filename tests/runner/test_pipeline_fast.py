@@ -20,6 +20,7 @@ from unittest import mock
 
 import pytest
 
+import polybench.runner.instance as instance_module
 from polybench.dataset.materialise import materialise_tree
 from polybench.dataset.models import Instance, Language, Prediction
 from polybench.environments.errors import ProvisionError
@@ -196,10 +197,11 @@ def test_the_tests_run_last_on_the_patched_code_with_the_dataset_tests(
     result = evaluate(instance, FakeProvider(sandbox), artifacts)
 
     assert result.status is Status.RESOLVED
-    # One sandbox entry per step, in this order, and the tests last.
+    # One sandbox entry per step, in this order, and the tests last (with canaries off
+    # the install of the tests also prepares the run).
     steps = [
         sandbox.index(lambda c, p=phase: is_phase(c, p))  # type: ignore[misc]
-        for phase in ("inspect", "apply", "install", "prepare")
+        for phase in ("inspect", "apply", "install")
     ]
     assert steps == sorted(steps) and steps[-1] == len(sandbox.calls) - 2
     model_apply = steps[1]
@@ -250,7 +252,7 @@ def test_each_step_enters_the_sandbox_once(
 
     assert first.status is Status.RESOLVED
     assert entries(sandbox) == [
-        "inspect", "python facts", "apply", "install", "prepare", "tests",
+        "inspect", "python facts", "apply", "install", "tests",
     ]  # fmt: skip
     # The same environment at the same commit: the inspection and the facts are known.
     again = FakeSandbox.from_repo(repo[0], repo[1], tmp_path / "again")
@@ -258,7 +260,7 @@ def test_each_step_enters_the_sandbox_once(
     runner.provider = FakeProvider(again)
     second = runner.run(instance, prediction, InstanceArtifacts(tmp_path / "b"))
     assert second.status is Status.RESOLVED
-    assert entries(again) == ["apply", "install", "prepare", "tests"]
+    assert entries(again) == ["apply", "install", "tests"]
 
 
 class FingerprintedProvider(FakeProvider):
@@ -290,10 +292,10 @@ def test_a_known_environment_is_not_asked_again_in_a_later_run(
         assert result.tampering.refused == [] and result.patch_files == ["calc.py"]
         return entries(box)
 
-    asked = ["inspect", "python facts", "apply", "install", "prepare", "tests"]
+    asked = ["inspect", "python facts", "apply", "install", "tests"]
     assert one_run("first", "env-1") == asked
     # A new runner (a later run) on the same environment content: both answers are kept.
-    assert one_run("second", "env-1") == ["apply", "install", "prepare", "tests"]
+    assert one_run("second", "env-1") == ["apply", "install", "tests"]
     # Rebuilt (another fingerprint), or content not known: asked again.
     assert one_run("rebuilt", "env-2") == asked
     assert one_run("unknown", None) == asked
@@ -301,7 +303,7 @@ def test_a_known_environment_is_not_asked_again_in_a_later_run(
     for path in kept.iterdir():
         path.write_text("{not json")
     assert one_run("damaged", "env-1") == asked
-    assert one_run("repaired", "env-1") == ["apply", "install", "prepare", "tests"]
+    assert one_run("repaired", "env-1") == ["apply", "install", "tests"]
     # JSON of another shape (a list, lists of non-strings) is not an answer either.
     for index, path in enumerate(sorted(kept.iterdir())):
         path.write_text('["base"]' if index % 2 else '{"base": [1], "modules": [null]}')
@@ -325,8 +327,11 @@ def test_the_canary_run_and_the_probe_add_one_entry_per_step(
     assert result.status is Status.RESOLVED
     assert result.tampering.canaries.status is CanaryStatus.CHECKED
     first, second = (entries(box) for box in provider.sandboxes)
+    # The first run (graded or canary, at random) arms the tests from its own files after
+    # installing them, then prepares; the second knows them and prepares as it installs.
     run = ["apply", "install", "prepare", "tests", "probe report"]
-    assert first == ["inspect", "python facts", *run] and second == run
+    assert first == ["inspect", "python facts", *run]
+    assert second == ["apply", "install", "tests", "probe report"]
 
 
 def test_the_tests_never_see_what_earlier_steps_left_in_the_scratch_folder(
@@ -833,7 +838,6 @@ STEPS: dict[str, Callable[[ExecCall], bool]] = {
     "checkout inspection": lambda c: is_phase(c, "inspect"),
     "model patch apply": lambda c: is_phase(c, "apply"),
     "test patch install": lambda c: is_phase(c, "install"),
-    "environment preparation": lambda c: is_phase(c, "prepare"),
     "test run": is_test_run,
 }
 
@@ -850,6 +854,41 @@ def test_a_sandbox_failure_at_any_step_is_a_sandbox_error(
     assert result.reason == f"the sandbox failed: the container died during the {step}"
     assert STEPS[step](sandbox.calls[-1])  # nothing ran after the failure
     assert sandbox.count(STEPS[step]) == 1 and sandbox.cleaned
+
+
+@pytest.mark.parametrize("canary_first", [False, True])
+def test_a_sandbox_failure_while_preparing_a_run_is_a_sandbox_error(
+    canary_first: bool,
+    repo: tuple[Path, str],
+    instance: Instance,
+    sandbox: FakeSandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # With canaries, the run made first prepares in a step of its own (its armed tests are
+    # read between): a failure there is the graded run's error, or the canary run's loss.
+    monkeypatch.setattr(instance_module, "canary_goes_first", lambda _rng: canary_first)
+    fresh = FakeSandbox.from_repo(repo[0], repo[1], tmp_path / "fresh")
+    for box in (sandbox, fresh):
+        box.script_test_run(honest_run)
+    graded, canary = (fresh, sandbox) if canary_first else (sandbox, fresh)
+    (canary if canary_first else graded).fail_on(
+        lambda c: is_phase(c, "prepare"), "the container died while preparing"
+    )
+    provider = FakeProvider(sandbox, fresh=lambda: fresh)
+    runner = InstanceRunner(provider, RunSettings(timeout=30))
+    prediction = Prediction(instance_id=instance.instance_id, model_patch=FIX)
+    result = runner.run(instance, prediction, InstanceArtifacts(tmp_path / "a"))
+
+    if canary_first:
+        assert result.status is Status.RESOLVED
+        assert result.tampering.canaries.status is CanaryStatus.UNAVAILABLE
+        assert "the container died while preparing" in (result.tampering.canaries.reason or "")
+        assert not canary.count(is_test_run) and graded.count(is_test_run) == 1
+    else:
+        assert result.status is Status.ERROR and result.error_kind is ErrorKind.SANDBOX_FAILED
+        assert result.reason == "the sandbox failed: the container died while preparing"
+        assert not graded.count(is_test_run)
 
 
 # --- patches ------------------------------------------------------------------------------

@@ -121,12 +121,17 @@ if [ -n "$applied" ]; then
   L=()
   while IFS= read -r -d '' x; do L+=("$x"); done < "$pb_dir/changed.out"
   while IFS= read -r -d '' x; do L+=("$x"); done < "$pb_dir/untracked.out"
-  : > "$pb_dir/resolved.out"
+  P=(); links=(); targets=()
   for p in ${L[@]+"${L[@]}"}; do
-    if [ -e "$p" ] || [ -L "$p" ]; then
-      if [ -L "$p" ]; then l=1; else l=0; fi
-      printf '%s\0%s\0%s\0' "$p" "$l" "$(realpath -m -- "$p")" >> "$pb_dir/resolved.out"
-    fi
+    if [ -L "$p" ]; then P+=("$p"); links+=(1); elif [ -e "$p" ]; then P+=("$p"); links+=(0); fi
+  done
+  if ((${#P[@]})); then mapfile -d '' -t targets < <(realpath -m -z -- "${P[@]}"); fi
+  if ((${#targets[@]} != ${#P[@]})); then  # one it could not resolve: ask path by path
+    targets=(); for p in "${P[@]}"; do targets+=("$(realpath -m -- "$p")"); done
+  fi
+  : > "$pb_dir/resolved.out"
+  for ((i = 0; i < ${#P[@]}; i++)); do
+    printf '%s\0%s\0%s\0' "${P[i]}" "${links[i]}" "${targets[i]-}" >> "$pb_dir/resolved.out"
   done
   pb_record resolved 0 "$pb_dir/resolved.out"
 fi

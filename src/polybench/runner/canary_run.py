@@ -56,11 +56,13 @@ class CanaryState:
         return self.arming
 
 
-RunIn = Callable[[ReadySandbox, dict[str, str]], TestRun]
+RunIn = Callable[[ReadySandbox, dict[str, str], bool], TestRun]
 """Runs the tests in a ready sandbox (patch admitted, tests installed) after writing the
-given files; raises whatever the graded run would."""
+given files (unless the checkout wrote them: the flag); raises whatever the graded run
+would."""
 Provide = Callable[[], ReadySandbox]
-Checkout = Callable[[ReadySandbox], None]
+Checkout = Callable[[ReadySandbox, dict[str, str] | None], None]
+"""Admits the patch and installs the tests; writes the given files too, when given."""
 
 
 def canary_run(
@@ -86,14 +88,16 @@ def canary_run(
             check.reason = f"no sandbox for the canary run: {exc}"
             return
         try:
-            checkout(ready)
+            # Armed tests made in the graded run's sandbox are written with the checkout.
+            known = state.arming.texts if state.arming is not None and state.arming.armed else None
+            checkout(ready, known)
             arming = state.arming_for(ready, spec)
             if not arming.armed:
                 if not state.excluded:  # after a retry, the blamed reason stands
                     check.status = CanaryStatus.NOT_ARMED
                     check.reason = "no F2P test has an assertion the harness can invert"
                 return
-            run = run_in(ready, arming.texts)
+            run = run_in(ready, arming.texts, known is not None)
             workdir = ready.sandbox.workdir
         except Cancelled:
             raise

@@ -39,6 +39,7 @@ from polybench.runner.phase import inspect_checkout
 from polybench.runner.probe_cache import ProbeCache
 from polybench.runner.spec import InstanceSpec, SpecError, build_spec
 from polybench.runner.steps import (
+    Preparation,
     PythonFacts,
     RestoreFailed,
     TestPatchFailed,
@@ -47,6 +48,7 @@ from polybench.runner.steps import (
     harness_env,
     install_tests,
     judge,
+    preparation,
     prepare,
     probe_folders,
     python_facts,
@@ -329,11 +331,11 @@ class InstanceRunner:
     ) -> None:
         started = time.monotonic()
 
-        def checkout(ready: ReadySandbox) -> None:
-            self._checkout(ready, spec, patch)
+        def checkout(ready: ReadySandbox, texts: dict[str, str] | None) -> None:
+            self._checkout(ready, spec, patch, texts, probe)
 
-        def run_in(ready: ReadySandbox, texts: dict[str, str]) -> TestRun:
-            return self._run(ready, spec, texts, probe, timer)
+        def run_in(ready: ReadySandbox, texts: dict[str, str], prepared: bool) -> TestRun:
+            return self._run(ready, spec, texts, probe, timer, prepared)
 
         canary_run(
             spec,
@@ -393,13 +395,26 @@ class InstanceRunner:
         )
         return set(at_base), set(untracked)
 
-    def _checkout(self, ready: ReadySandbox, spec: InstanceSpec, patch: str) -> None:
+    def _checkout(
+        self,
+        ready: ReadySandbox,
+        spec: InstanceSpec,
+        patch: str,
+        texts: dict[str, str] | None,
+        probe: _Probe,
+    ) -> None:
         """Admit the patch and install the tests, as for the graded run (the canary run's
-        checkout); raises what :meth:`_admit` and :func:`install_tests` raise."""
+        checkout), and write ``texts`` for the run when they are given; raises what
+        :meth:`_admit` and :func:`install_tests` raise."""
         admission, at_base = self._admit(ready, spec, patch)
         if not admission.applied:
             raise PatchRejected("the patch did not apply")
-        install_tests(ready.sandbox, spec, at_base, admission.restored)
+        then = None if texts is None else self._preparation(ready, texts, probe)
+        install_tests(ready.sandbox, spec, at_base, admission.restored, then)
+
+    @staticmethod
+    def _preparation(ready: ReadySandbox, texts: dict[str, str], probe: _Probe) -> Preparation:
+        return preparation(ready, texts, probe_folders(ready.sandbox) if probe.on else ())
 
     def _admit(
         self, ready: ReadySandbox, spec: InstanceSpec, patch: str
@@ -431,10 +446,13 @@ class InstanceRunner:
         texts: dict[str, str],
         probe: _Probe,
         timer: _Timer,
+        prepared: bool = False,
     ) -> TestRun:
-        """Write ``texts`` (armed, or as they are), put the environment in, run the tests
-        (with the probe, while it works)."""
-        prepare(ready, texts, probe_folders(ready.sandbox) if probe.on else ())
+        """Write ``texts`` (armed, or as they are) and put the environment in, unless the
+        tests' install did both (``prepared``); run the tests (with the probe, while it
+        works)."""
+        if not prepared:
+            prepare(ready, texts, probe_folders(ready.sandbox) if probe.on else ())
         env = harness_env(ready, self._facts(ready, spec))
         command = harness_command(ready, spec)
         timer.tests_started = True
@@ -470,8 +488,13 @@ class InstanceRunner:
         result.apply_method = admission.method
         result.patch_files = sorted(admission.kept)
         result.tampering.flags = flag_patch(patch, admission.kept)
+        # The files the canary run arms are written here too, unchanged and the same way;
+        # when they are known already (or there are none) the tests' install writes them.
+        known = state is None or state.arming is not None
+        texts = state.arming.originals if state is not None and state.arming else {}
+        then = self._preparation(ready, texts, probe) if known else None
         try:
-            install_tests(ready.sandbox, spec, at_base, admission.restored)
+            install_tests(ready.sandbox, spec, at_base, admission.restored, then)
         except TestPatchFailed as exc:
             artifacts.write_text("test_patch_apply.log", str(exc))
             raise _Infrastructure(
@@ -480,13 +503,13 @@ class InstanceRunner:
         except RestoreFailed as exc:
             result.tampering.detected.append(str(exc))
             raise _Unresolved(f"tampering detected: {exc}") from exc
-        # The files the canary run arms are written here too, unchanged and the same way.
-        texts = state.arming_for(ready, spec).originals if state is not None else {}
+        if not known and state is not None:
+            texts = state.arming_for(ready, spec).originals
         timer.measure("apply", started)
 
         started = time.monotonic()
         log.debug("%s: patch applied by %s; running the tests", spec.instance_id, admission.method)
-        run = self._run(ready, spec, texts, probe, timer)
+        run = self._run(ready, spec, texts, probe, timer, prepared=known)
         timer.measure("tests", started)
         artifacts.write_text("eval.sh", run.script)
         artifacts.write_text("test_output.txt", run.executed.output)

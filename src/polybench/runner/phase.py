@@ -4,8 +4,8 @@ Each step of the per-instance pipeline (inspect the checkout, apply the model pa
 restore and install the tests, prepare the run) runs its commands in one script instead
 of one sandbox start per command. The script gets a folder of its own in the scratch
 directory, named with a fresh random nonce, holding its inputs (NUL-separated path lists,
-the patch); it writes each command's exit code and output, length-prefixed, to
-``report`` there, and the harness reads that file after the script ended (the inputs
+the patch); when it ends it writes each command's exit code and output, with their
+sizes, to ``report`` there, and the harness reads that file after the script ended (the inputs
 and the report travel with the script's own sandbox entry where a backend can do that,
 see :func:`polybench.sandbox.base.exec_with_files`). Nothing of the report passes
 through the script's standard output, so no file name, patch text or program output
@@ -49,9 +49,27 @@ done
 PATH="${pb_path:-/usr/bin:/bin}"; export PATH; unset IFS CDPATH; hash -r
 cd "$pb_workdir" || exit 91
 g() { git __GIT_OPTIONS__ "$@"; }
-pb_record() {
-  printf '%s %s %s\n' "$1" "$2" "$(wc -c < "$3")" >> "$pb_report"; cat "$3" >> "$pb_report"
+pb_names=(); pb_codes=(); pb_files=()
+pb_record() { pb_names+=("$1"); pb_codes+=("$2"); pb_files+=("$3"); }
+pb_finish() {
+  local n=${#pb_files[@]} i line sizes=()
+  for ((i = 0; i < n; i++)); do
+    if [ ! -f "${pb_files[i]}" ]; then
+      printf 'lost %s\n' "${pb_names[i]}" > "$pb_report"; return
+    fi
+  done
+  if ((n)); then mapfile -t sizes < <(wc -c -- "${pb_files[@]}"); fi
+  if ((${#sizes[@]} < n)); then printf 'unsized\n' > "$pb_report"; return; fi
+  {
+    for ((i = 0; i < n; i++)); do
+      line="${sizes[i]#"${sizes[i]%%[! ]*}"}"
+      printf '%s %s %s\n' "${pb_names[i]}" "${pb_codes[i]}" "${line%% *}"
+    done
+    printf '\n'
+    if ((n)); then cat -- "${pb_files[@]}"; fi
+  } > "$pb_report"
 }
+trap pb_finish EXIT
 run() {
   local name="$1"; shift
   "$@" > "$pb_dir/$name.out" 2>&1; local code=$?
@@ -144,24 +162,34 @@ class PhaseReport:
 
 
 def parse_report(phase: str, data: bytes) -> PhaseReport:
-    """Read a report file: ``name code size`` lines, each followed by ``size`` bytes."""
-    steps: dict[str, Step] = {}
-    position = 0
-    while position < len(data):
-        newline = data.find(b"\n", position)
-        fields = data[position:newline].split() if newline >= 0 else []
+    """Read a report file: ``name code size`` lines, an empty line, then every command's
+    output in the order of the lines, each exactly ``size`` bytes."""
+    if data.startswith(b"\n"):
+        lines, bodies = [], data[1:]
+    else:
+        end = data.find(b"\n\n")
+        if end < 0:
+            raise SandboxError(f"the {phase} step wrote an unreadable report")
+        lines, bodies = data[:end].split(b"\n"), data[end + 2 :]
+    entries: list[tuple[str, int, int]] = []
+    for line in lines:
+        fields = line.split()
         if len(fields) != 3 or not fields[2].isdigit():
             raise SandboxError(f"the {phase} step wrote an unreadable report")
         try:
             code = int(fields[1])
         except ValueError as exc:
             raise SandboxError(f"the {phase} step wrote an unreadable report") from exc
-        size = int(fields[2])
-        body = data[newline + 1 : newline + 1 + size]
-        if len(body) != size:
-            raise SandboxError(f"the {phase} step wrote a truncated report")
-        steps[fields[0].decode("utf-8", "replace")] = Step(code, body)
-        position = newline + 1 + size
+        entries.append((fields[0].decode("utf-8", "replace"), code, int(fields[2])))
+    if sum(size for _, _, size in entries) != len(bodies):
+        raise SandboxError(f"the {phase} step wrote a truncated report")
+    steps: dict[str, Step] = {}
+    position = 0
+    for name, code, size in entries:
+        if name in steps:
+            raise SandboxError(f"the {phase} step reported {name!r} twice")
+        steps[name] = Step(code, bodies[position : position + size])
+        position += size
     return PhaseReport(phase, steps)
 
 

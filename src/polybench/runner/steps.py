@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
@@ -140,13 +141,19 @@ def _mismatched(report: PhaseReport, which: str) -> list[str]:
 
 
 def install_tests(
-    sandbox: Sandbox, spec: InstanceSpec, at_base: set[str], restored: set[str]
+    sandbox: Sandbox,
+    spec: InstanceSpec,
+    at_base: set[str],
+    restored: set[str],
+    then: Preparation | None = None,
 ) -> None:
     """Put the test patch's files and ``restored`` back to the base commit, verify that
     they match it, apply the test patch, and verify again every path the harness put back
-    that the test patch leaves alone: in one sandbox entry.
+    that the test patch leaves alone: in one sandbox entry, which also makes ``then``
+    (see :func:`prepare`) once all of that went well.
 
-    Raises :class:`RestoreFailed` (a mismatch: tampering) or :class:`TestPatchFailed`."""
+    Raises :class:`RestoreFailed` (a mismatch: tampering) or :class:`TestPatchFailed`, and
+    what :func:`prepare` raises."""
     test_files = set(spec.test_patch_files)
     back = sorted(restored | test_files)
     again = sorted(restored - test_files)
@@ -162,6 +169,10 @@ def install_tests(
     }
     files = {"test.patch": spec.test_patch} if spec.test_patch.strip() else {}
     body = _INSTALL.replace("__CHAIN__", script)
+    if then is not None:
+        body += _PREPARE
+        lists.update(then.lists)
+        files.update(then.files)
     report = run_phase(sandbox, "install", body, [spec.base_commit], lists, files)
     report.ok("rm")
     report.ok("checkout")
@@ -169,15 +180,16 @@ def install_tests(
     if mismatched:
         shown = ", ".join(mismatched[:3])
         raise RestoreFailed(f"files put back to the base commit do not match it: {shown}")
-    if not files:
-        return
-    applied, _ = chain_result(report, "t.", chain, None)
-    if not applied.applied:
-        raise TestPatchFailed(applied.log)
-    mismatched = _mismatched(report, "2")
-    if mismatched:
-        shown = ", ".join(mismatched[:3])
-        raise RestoreFailed(f"files put back to the base commit changed again: {shown}")
+    if spec.test_patch.strip():
+        applied, _ = chain_result(report, "t.", chain, None)
+        if not applied.applied:
+            raise TestPatchFailed(applied.log)
+        mismatched = _mismatched(report, "2")
+        if mismatched:
+            shown = ", ".join(mismatched[:3])
+            raise RestoreFailed(f"files put back to the base commit changed again: {shown}")
+    if then is not None:
+        then.check(report)
 
 
 def test_files(sandbox: Sandbox, spec: InstanceSpec) -> dict[str, str]:
@@ -218,22 +230,41 @@ for p in ${L[@]+"${L[@]}"}; do
 done
 pb_record write 0 "$pb_dir/write.out"
 if [ -f "$pb_dir/activate.sh" ]; then run activate bash "$pb_dir/activate.sh" || exit 0; fi
-run clear bash -c "$1"
+run clear bash -c __CLEAR_BYTECODE__
 readlist folders; run folders mkdir -p -- . ${L[@]+"${L[@]}"} || exit 0
 for d in "${pb_dir%/*}"/polybench-phase-*; do
   if [ "$d" != "$pb_dir" ]; then rm -rf -- "$d"; fi
 done
 rm -f -- "$pb_dir"/*.list "$pb_dir"/text.* "$pb_dir/activate.sh"
-"""
+""".replace("__CLEAR_BYTECODE__", shlex.quote(_CLEAR_BYTECODE))
 
 
-def prepare(
+@dataclass(frozen=True)
+class Preparation:
+    """The inputs of the last step before the tests run (see :func:`prepare`)."""
+
+    lists: dict[str, list[str]]
+    files: dict[str, str]
+
+    def check(self, report: PhaseReport) -> None:
+        """Raise what went wrong in the step, as :func:`prepare` says."""
+        written = report.step("write")
+        if written.code != 0:
+            raise SandboxError(f"writing the test files failed: {written.text.strip()[:500]}")
+        if "activate.sh" in self.files:
+            done = report.step("activate")
+            if done.code != 0:
+                raise EnvironmentSetupError(
+                    f"could not activate the environment: {done.text.strip()}"
+                )
+        report.step("clear")
+        report.ok("folders")
+
+
+def preparation(
     ready: ReadySandbox, texts: dict[str, str] | None = None, folders: tuple[str, ...] = ()
-) -> None:
-    """In one sandbox entry: write ``texts`` over the checkout's files (see
-    :func:`write_test_files`), put the environment in, clear stale bytecode (after every
-    file change), make ``folders`` and remove what earlier steps left in the scratch
-    directory (the test patch, path lists), so the tests see none of it."""
+) -> Preparation:
+    """What :func:`prepare` does, to be done on its own or after :func:`install_tests`."""
     sandbox = ready.sandbox
     files: dict[str, str] = {}
     targets = []
@@ -243,17 +274,19 @@ def prepare(
     activation = activation_text(sandbox, ready.environment)
     if activation is not None:
         files["activate.sh"] = activation
-    lists = {"targets": targets, "folders": list(folders)}
-    report = run_phase(sandbox, "prepare", _PREPARE, [_CLEAR_BYTECODE], lists, files)
-    written = report.step("write")
-    if written.code != 0:
-        raise SandboxError(f"writing the test files failed: {written.text.strip()[:500]}")
-    if activation is not None:
-        done = report.step("activate")
-        if done.code != 0:
-            raise EnvironmentSetupError(f"could not activate the environment: {done.text.strip()}")
-    report.step("clear")
-    report.ok("folders")
+    return Preparation({"targets": targets, "folders": list(folders)}, files)
+
+
+def prepare(
+    ready: ReadySandbox, texts: dict[str, str] | None = None, folders: tuple[str, ...] = ()
+) -> None:
+    """In one sandbox entry: write ``texts`` over the checkout's files (see
+    :func:`write_test_files`), put the environment in, clear stale bytecode (after every
+    file change), make ``folders`` and remove what earlier steps left in the scratch
+    directory (the test patch, path lists), so the tests see none of it."""
+    inputs = preparation(ready, texts, folders)
+    report = run_phase(ready.sandbox, "prepare", _PREPARE, (), inputs.lists, inputs.files)
+    inputs.check(report)
 
 
 def harness_env(ready: ReadySandbox, facts: PythonFacts | None) -> dict[str, str]:
