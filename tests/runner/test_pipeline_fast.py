@@ -197,11 +197,11 @@ def test_the_tests_run_last_on_the_patched_code_with_the_dataset_tests(
     result = evaluate(instance, FakeProvider(sandbox), artifacts)
 
     assert result.status is Status.RESOLVED
-    # One sandbox entry per step, in this order, and the tests last (with canaries off
-    # the install of the tests also prepares the run).
+    # One sandbox entry per step, in this order, and the tests last (a patch that leaves
+    # nothing to put back has the tests installed, and the run prepared, in its own entry).
     steps = [
         sandbox.index(lambda c, p=phase: is_phase(c, p))  # type: ignore[misc]
-        for phase in ("inspect", "apply", "install")
+        for phase in ("inspect", "apply")
     ]
     assert steps == sorted(steps) and steps[-1] == len(sandbox.calls) - 2
     model_apply = steps[1]
@@ -252,7 +252,7 @@ def test_each_step_enters_the_sandbox_once(
 
     assert first.status is Status.RESOLVED
     assert entries(sandbox) == [
-        "inspect", "python facts", "apply", "install", "tests",
+        "inspect", "python facts", "apply", "tests",
     ]  # fmt: skip
     # The same environment at the same commit: the inspection and the facts are known.
     again = FakeSandbox.from_repo(repo[0], repo[1], tmp_path / "again")
@@ -260,7 +260,7 @@ def test_each_step_enters_the_sandbox_once(
     runner.provider = FakeProvider(again)
     second = runner.run(instance, prediction, InstanceArtifacts(tmp_path / "b"))
     assert second.status is Status.RESOLVED
-    assert entries(again) == ["apply", "install", "tests"]
+    assert entries(again) == ["apply", "tests"]
 
 
 class FingerprintedProvider(FakeProvider):
@@ -292,10 +292,10 @@ def test_a_known_environment_is_not_asked_again_in_a_later_run(
         assert result.tampering.refused == [] and result.patch_files == ["calc.py"]
         return entries(box)
 
-    asked = ["inspect", "python facts", "apply", "install", "tests"]
+    asked = ["inspect", "python facts", "apply", "tests"]
     assert one_run("first", "env-1") == asked
     # A new runner (a later run) on the same environment content: both answers are kept.
-    assert one_run("second", "env-1") == ["apply", "install", "tests"]
+    assert one_run("second", "env-1") == ["apply", "tests"]
     # Rebuilt (another fingerprint), or content not known: asked again.
     assert one_run("rebuilt", "env-2") == asked
     assert one_run("unknown", None) == asked
@@ -303,7 +303,7 @@ def test_a_known_environment_is_not_asked_again_in_a_later_run(
     for path in kept.iterdir():
         path.write_text("{not json")
     assert one_run("damaged", "env-1") == asked
-    assert one_run("repaired", "env-1") == ["apply", "install", "tests"]
+    assert one_run("repaired", "env-1") == ["apply", "tests"]
     # JSON of another shape (a list, lists of non-strings) is not an answer either.
     for index, path in enumerate(sorted(kept.iterdir())):
         path.write_text('["base"]' if index % 2 else '{"base": [1], "modules": [null]}')
@@ -329,9 +329,9 @@ def test_the_canary_run_and_the_probe_add_one_entry_per_step(
     first, second = (entries(box) for box in provider.sandboxes)
     # The first run (graded or canary, at random) arms the tests from its own files after
     # installing them, then prepares; the second knows them and prepares as it installs.
-    run = ["apply", "install", "prepare", "tests", "probe report"]
+    run = ["apply", "prepare", "tests", "probe report"]
     assert first == ["inspect", "python facts", *run]
-    assert second == ["apply", "install", "tests", "probe report"]
+    assert second == ["apply", "tests", "probe report"]
 
 
 def test_the_tests_never_see_what_earlier_steps_left_in_the_scratch_folder(
@@ -370,6 +370,39 @@ def test_a_patch_that_edits_the_tests_has_them_put_back_before_the_test_patch(
     assert result.status is Status.RESOLVED  # the fix itself is real
     assert [r.path for r in result.tampering.reverted] == [TEST_FILE]
     assert result.patch_files == ["calc.py"]
+    # What the patch's own entry installed is not used: the tests go in again, in an
+    # entry of their own, with the test file put back first.
+    assert entries(sandbox) == ["inspect", "python facts", "apply", "install", "tests"]
+
+
+@pytest.mark.parametrize("kind", ["puts something back", "makes a link"])
+def test_the_tests_get_an_entry_of_their_own_after_a_patch_that(
+    kind: str,
+    repo: tuple[Path, str],
+    instance: Instance,
+    sandbox: FakeSandbox,
+    artifacts: InstanceArtifacts,
+    tmp_path: Path,
+) -> None:
+    # A patch whose changes are put back, or that makes a symbolic link (even one that
+    # stays), never has the tests installed in its own entry.
+    extra = (
+        diff(TEST_FILE, TESTS_BASE, TESTS_BASE + "# edited\n")
+        if kind == "puts something back"
+        else "diff --git a/alias.py b/alias.py\nnew file mode 120000\n--- /dev/null\n"
+        "+++ b/alias.py\n@@ -0,0 +1 @@\n+calc.py\n\\ No newline at end of file\n"
+    )
+    sandbox.script_test_run(ScriptedRun(stdout=ALL_PASS))
+    result = evaluate(instance, FakeProvider(sandbox), artifacts, patch=FIX + extra)
+
+    assert result.status is Status.RESOLVED
+    assert entries(sandbox) == ["inspect", "python facts", "apply", "install", "tests"]
+    # The install's failure in that entry is the sandbox's failure, as in any step.
+    failing = FakeSandbox.from_repo(repo[0], repo[1], tmp_path / "again")
+    failing.fail_on(lambda c: is_phase(c, "install"), "the container died during the install")
+    again = evaluate(instance, FakeProvider(failing), artifacts, patch=FIX + extra)
+    assert again.status is Status.ERROR and again.error_kind is ErrorKind.SANDBOX_FAILED
+    assert not failing.count(is_test_run)
 
 
 # --- the verdict from the test log --------------------------------------------------------
@@ -837,7 +870,6 @@ def test_provider_errors_without_a_kind_argument_keep_their_class_kind(
 STEPS: dict[str, Callable[[ExecCall], bool]] = {
     "checkout inspection": lambda c: is_phase(c, "inspect"),
     "model patch apply": lambda c: is_phase(c, "apply"),
-    "test patch install": lambda c: is_phase(c, "install"),
     "test run": is_test_run,
 }
 

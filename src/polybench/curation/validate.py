@@ -53,7 +53,7 @@ from polybench.runner.steps import (
     harness_command,
     harness_env,
     install_tests,
-    prepare,
+    preparation,
     python_facts,
     read_results,
     run_tests,
@@ -234,7 +234,7 @@ class Validator:
             if phase == "after":
                 restored = self._apply_gold(ready, spec, instance, at_base, facts.modules)
             try:
-                install_tests(sandbox, spec, at_base, restored)
+                install_tests(sandbox, spec, at_base, restored, preparation(ready))
             except TestPatchFailed as exc:
                 self._log(instance, f"test_patch_apply.{phase}.log", str(exc))
                 raise _invalid(
@@ -242,7 +242,6 @@ class Validator:
                 ) from exc
             except RestoreFailed as exc:
                 raise _invalid("restore_failed", str(exc)) from exc
-            prepare(ready)
             env = harness_env(ready, facts)
             return [
                 self._run_once(instance, spec, phase, index, env, ready, result)

@@ -29,6 +29,7 @@ from polybench.runner.checkout import GIT_ENV, exclude_pattern, git, git_argv, r
 from polybench.runner.phase import (
     Guard,
     PhaseReport,
+    ScriptPart,
     chain_result,
     chain_script,
     continue_script,
@@ -66,6 +67,10 @@ class Admission:
     """Paths outside the test roots the patch changed and that stayed."""
     restored: set[str] = field(default_factory=set)
     """Paths put back to the base commit (to be verified once the tests are in)."""
+    then_report: PhaseReport | None = None
+    """The report of the sandbox entry that applied the patch, when the step the caller
+    asked to run next (``then`` of :func:`admit`) ran in it and stands: nothing is to be
+    put back."""
 
 
 def _run(sandbox: Sandbox, argv: list[str]) -> tuple[int | None, str]:
@@ -121,9 +126,10 @@ if [ -n "$applied" ]; then
   L=()
   while IFS= read -r -d '' x; do L+=("$x"); done < "$pb_dir/changed.out"
   while IFS= read -r -d '' x; do L+=("$x"); done < "$pb_dir/untracked.out"
-  P=(); links=(); targets=()
+  P=(); links=(); targets=(); pb_links=0
   for p in ${L[@]+"${L[@]}"}; do
-    if [ -L "$p" ]; then P+=("$p"); links+=(1); elif [ -e "$p" ]; then P+=("$p"); links+=(0); fi
+    if [ -L "$p" ]; then P+=("$p"); links+=(1); pb_links=1
+    elif [ -e "$p" ]; then P+=("$p"); links+=(0); fi
   done
   if ((${#P[@]})); then mapfile -d '' -t targets < <(realpath -m -z -- "${P[@]}"); fi
   if ((${#targets[@]} != ${#P[@]})); then  # one it could not resolve: ask path by path
@@ -136,6 +142,14 @@ if [ -n "$applied" ]; then
   pb_record resolved 0 "$pb_dir/resolved.out"
 fi
 if [ -z "$pending" ]; then rm -f -- "$pb_dir/model.patch"; fi
+"""
+_THEN_RAN = "then"
+"""The name the apply entry reports when it went on to run ``then``."""
+_THEN = r"""
+if [ -n "$applied" ] && [ -z "$pending" ] && [ "$pb_links" = 0 ]; then
+  : > "$pb_dir/then.out"; pb_record then 0 "$pb_dir/then.out"
+__THEN__
+fi
 """
 
 
@@ -157,9 +171,11 @@ def _apply(
     allowed: set[str],
     untracked_before: set[str],
     base_commit: str,
+    then: ScriptPart | None = None,
 ) -> tuple[ApplyResult, PhaseReport]:
-    """The fallback chain, with ``patch --fuzz`` guarded (see :func:`_guard`), and the
-    listing of what changed, in one sandbox entry (two when ``patch`` is tried)."""
+    """The fallback chain, with ``patch --fuzz`` guarded (see :func:`_guard`), the listing
+    of what changed, and ``then`` when the patch applied without ``patch`` and made no
+    symbolic link, in one sandbox entry (two when ``patch`` is tried)."""
     chain = strategies(_PATCH_PLACEHOLDER)
     guard = _guard(allowed, creates_symlink(patch))
     excludes = [exclude_pattern(entry) for entry in sorted(untracked_before) if entry.endswith("/")]
@@ -167,6 +183,10 @@ def _apply(
     files = {"model.patch": patch}
     guarded = chain_script("m.", chain, RESET_TO_HEAD, lambda name: name.startswith("patch"))
     body = _patch_in_folder(guarded + _LIST_CHANGES)
+    if then is not None:
+        body += _THEN.replace("__THEN__", then.body)
+        lists.update(then.lists)
+        files.update(then.files)
     report = run_phase(sandbox, "apply", body, [base_commit], lists, files)
     applied, pending = chain_result(report, "m.", chain, RESET_TO_HEAD, guard)
     if pending is not None:
@@ -185,12 +205,18 @@ def admit(
     untracked_before: set[str],
     base_commit: str,
     defer_restore: bool = False,
+    then: ScriptPart | None = None,
 ) -> Admission:
     """Apply ``patch`` to the checkout under the tamper policy (see the module docstring).
 
     With ``defer_restore`` the paths to put back (``Admission.restored``) are left for
     :func:`polybench.runner.steps.install_tests`, which restores them with the test files
-    in the same sandbox entry; the caller must call it next.
+    in the same sandbox entry; the caller must call it next. ``then`` (with
+    ``defer_restore``: the shell of that next step for the case that nothing is to be put
+    back) runs in the patch's own sandbox entry when the patch applied at its first
+    attempts without ``patch`` and made no symbolic link. When nothing is to be put back,
+    ``Admission.then_report`` then holds its report; otherwise the caller runs its step
+    anew, which does whatever ``then`` did again over what the harness put back.
 
     Raises :class:`PatchRejected` when nothing of the patch may be applied.
     """
@@ -230,7 +256,8 @@ def admit(
             f"patch rejected: every file it changes is refused ({shown})", admission.refused
         )
     allowed = {p for section in split_sections(filtered) for p in section.paths}
-    applied, report = _apply(sandbox, filtered, allowed, untracked_before, base_commit)
+    then = then if defer_restore else None
+    applied, report = _apply(sandbox, filtered, allowed, untracked_before, base_commit, then)
     admission.log = applied.log
     if not applied.applied:
         return admission
@@ -239,6 +266,8 @@ def admit(
     _sweep(policy, admission, untracked_before, report, sandbox.workdir)
     if not defer_restore:
         restore(sandbox, base_commit, admission.restored, set(inputs.base_paths))
+    elif then is not None and not admission.restored and report.has(_THEN_RAN):
+        admission.then_report = report
     return admission
 
 

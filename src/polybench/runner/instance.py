@@ -42,6 +42,7 @@ from polybench.runner.steps import (
     Preparation,
     PythonFacts,
     RestoreFailed,
+    TestInstall,
     TestPatchFailed,
     TestRun,
     harness_command,
@@ -406,21 +407,38 @@ class InstanceRunner:
         """Admit the patch and install the tests, as for the graded run (the canary run's
         checkout), and write ``texts`` for the run when they are given; raises what
         :meth:`_admit` and :func:`install_tests` raise."""
-        admission, at_base = self._admit(ready, spec, patch)
+        then = None if texts is None else self._preparation(ready, texts, probe)
+        admission, at_base = self._admit(ready, spec, patch, then)
         if not admission.applied:
             raise PatchRejected("the patch did not apply")
-        then = None if texts is None else self._preparation(ready, texts, probe)
-        install_tests(ready.sandbox, spec, at_base, admission.restored, then)
+        self._install(ready, spec, admission, at_base, then)
 
     @staticmethod
     def _preparation(ready: ReadySandbox, texts: dict[str, str], probe: _Probe) -> Preparation:
         return preparation(ready, texts, probe_folders(ready.sandbox) if probe.on else ())
 
+    @staticmethod
+    def _install(
+        ready: ReadySandbox,
+        spec: InstanceSpec,
+        admission: Admission,
+        at_base: set[str],
+        then: Preparation | None,
+    ) -> None:
+        """Install the tests (and make ``then``) after :meth:`_admit`: read from the
+        patch's own sandbox entry when they were installed there, else in an entry of
+        their own; raises what :func:`install_tests` raises."""
+        if admission.then_report is not None:
+            TestInstall(spec, at_base, set(), then).check(admission.then_report)
+            return
+        install_tests(ready.sandbox, spec, at_base, admission.restored, then)
+
     def _admit(
-        self, ready: ReadySandbox, spec: InstanceSpec, patch: str
+        self, ready: ReadySandbox, spec: InstanceSpec, patch: str, then: Preparation | None
     ) -> tuple[Admission, set[str]]:
         """Admit the patch (the same in both runs): what happened, and the base's files;
-        raises :class:`PatchRejected`."""
+        the tests' install (and ``then``) go with it where they can (see :meth:`_install`).
+        Raises :class:`PatchRejected`."""
         sandbox = ready.sandbox
         at_base, untracked_before = self._inspect(ready, spec)
         facts = self._facts(ready, spec)
@@ -434,8 +452,15 @@ class InstanceRunner:
             protected_modules=facts.modules if facts is not None else frozenset(),
             base_paths=frozenset(at_base),
         )
+        install = TestInstall(spec, at_base, set(), then)
         admission = admit(
-            sandbox, patch, inputs, untracked_before, spec.base_commit, defer_restore=True
+            sandbox,
+            patch,
+            inputs,
+            untracked_before,
+            spec.base_commit,
+            defer_restore=True,
+            then=install.script,
         )
         return admission, at_base
 
@@ -474,8 +499,13 @@ class InstanceRunner:
         probe: _Probe,
     ) -> TestRun:
         started = time.monotonic()
+        # The files the canary run arms are written here too, unchanged and the same way;
+        # when they are known already (or there are none) the tests' install writes them.
+        known = state is None or state.arming is not None
+        texts = state.arming.originals if state is not None and state.arming else {}
+        then = self._preparation(ready, texts, probe) if known else None
         try:
-            admission, at_base = self._admit(ready, spec, patch)
+            admission, at_base = self._admit(ready, spec, patch, then)
         except PatchRejected as exc:
             result.tampering.refused = exc.refused
             raise _Unresolved(str(exc)) from exc
@@ -488,13 +518,8 @@ class InstanceRunner:
         result.apply_method = admission.method
         result.patch_files = sorted(admission.kept)
         result.tampering.flags = flag_patch(patch, admission.kept)
-        # The files the canary run arms are written here too, unchanged and the same way;
-        # when they are known already (or there are none) the tests' install writes them.
-        known = state is None or state.arming is not None
-        texts = state.arming.originals if state is not None and state.arming else {}
-        then = self._preparation(ready, texts, probe) if known else None
         try:
-            install_tests(ready.sandbox, spec, at_base, admission.restored, then)
+            self._install(ready, spec, admission, at_base, then)
         except TestPatchFailed as exc:
             artifacts.write_text("test_patch_apply.log", str(exc))
             raise _Infrastructure(

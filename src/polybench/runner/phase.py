@@ -111,6 +111,16 @@ def prelude() -> str:
 
 
 @dataclass(frozen=True)
+class ScriptPart:
+    """Shell for a step script and the inputs it reads: ``lists`` (``readlist <name>``)
+    and ``files`` (in ``$pb_dir``), as :func:`run_phase` takes them."""
+
+    body: str
+    lists: Mapping[str, list[str]]
+    files: Mapping[str, str]
+
+
+@dataclass(frozen=True)
 class Step:
     """One command of a step script: its exit code and output."""
 

@@ -28,7 +28,13 @@ from polybench.grading.probe import (
 from polybench.grading.testpaths import TestPathRules
 from polybench.grading.verdict import Rule, RunFacts, Verdict, decide
 from polybench.patches.apply import strategies
-from polybench.runner.phase import PhaseReport, chain_result, chain_script, run_phase
+from polybench.runner.phase import (
+    PhaseReport,
+    ScriptPart,
+    chain_result,
+    chain_script,
+    run_phase,
+)
 from polybench.runner.spec import InstanceSpec
 from polybench.sandbox.base import ExecResult, Sandbox, SandboxError, write_files
 from polybench.sandbox.eval_script import MarkedLog, eval_script, split_log
@@ -140,6 +146,64 @@ def _mismatched(report: PhaseReport, which: str) -> list[str]:
     return sorted(set(report.ok(f"diff{which}").paths) | set(report.step(f"exists{which}").paths))
 
 
+class TestInstall:
+    """The install of the tests (see :func:`install_tests`): its script, and the reading
+    of the report of the sandbox entry that ran it."""
+
+    __test__ = False
+
+    def __init__(
+        self,
+        spec: InstanceSpec,
+        at_base: set[str],
+        restored: set[str],
+        then: Preparation | None = None,
+    ) -> None:
+        self.spec = spec
+        self.then = then
+        test_files = set(spec.test_patch_files)
+        back = sorted(restored | test_files)
+        again = sorted(restored - test_files)
+        self._chain = strategies(_PATCH_PLACEHOLDER)
+        chain = chain_script("t.", self._chain, None)
+        lists = {
+            "remove": back,
+            "checkout": [path for path in back if path in at_base],
+            "tracked1": [path for path in back if path in at_base],
+            "absent1": [path for path in back if path not in at_base],
+            "tracked2": [path for path in again if path in at_base],
+            "absent2": [path for path in again if path not in at_base],
+        }
+        files = {"test.patch": spec.test_patch} if spec.test_patch.strip() else {}
+        body = _INSTALL.replace("__CHAIN__", chain).replace(
+            _PATCH_PLACEHOLDER, '"$pb_dir/test.patch"'
+        )
+        if then is not None:
+            body += _PREPARE
+            lists.update(then.lists)
+            files.update(then.files)
+        self.script = ScriptPart(body, lists, files)
+
+    def check(self, report: PhaseReport) -> None:
+        """Raise what went wrong, as :func:`install_tests` says."""
+        report.ok("rm")
+        report.ok("checkout")
+        mismatched = _mismatched(report, "1")
+        if mismatched:
+            shown = ", ".join(mismatched[:3])
+            raise RestoreFailed(f"files put back to the base commit do not match it: {shown}")
+        if self.spec.test_patch.strip():
+            applied, _ = chain_result(report, "t.", self._chain, None)
+            if not applied.applied:
+                raise TestPatchFailed(applied.log)
+            mismatched = _mismatched(report, "2")
+            if mismatched:
+                shown = ", ".join(mismatched[:3])
+                raise RestoreFailed(f"files put back to the base commit changed again: {shown}")
+        if self.then is not None:
+            self.then.check(report)
+
+
 def install_tests(
     sandbox: Sandbox,
     spec: InstanceSpec,
@@ -154,42 +218,12 @@ def install_tests(
 
     Raises :class:`RestoreFailed` (a mismatch: tampering) or :class:`TestPatchFailed`, and
     what :func:`prepare` raises."""
-    test_files = set(spec.test_patch_files)
-    back = sorted(restored | test_files)
-    again = sorted(restored - test_files)
-    chain = strategies(_PATCH_PLACEHOLDER)
-    script = chain_script("t.", chain, None).replace(_PATCH_PLACEHOLDER, '"$pb_dir/test.patch"')
-    lists = {
-        "remove": back,
-        "checkout": [path for path in back if path in at_base],
-        "tracked1": [path for path in back if path in at_base],
-        "absent1": [path for path in back if path not in at_base],
-        "tracked2": [path for path in again if path in at_base],
-        "absent2": [path for path in again if path not in at_base],
-    }
-    files = {"test.patch": spec.test_patch} if spec.test_patch.strip() else {}
-    body = _INSTALL.replace("__CHAIN__", script)
-    if then is not None:
-        body += _PREPARE
-        lists.update(then.lists)
-        files.update(then.files)
-    report = run_phase(sandbox, "install", body, [spec.base_commit], lists, files)
-    report.ok("rm")
-    report.ok("checkout")
-    mismatched = _mismatched(report, "1")
-    if mismatched:
-        shown = ", ".join(mismatched[:3])
-        raise RestoreFailed(f"files put back to the base commit do not match it: {shown}")
-    if spec.test_patch.strip():
-        applied, _ = chain_result(report, "t.", chain, None)
-        if not applied.applied:
-            raise TestPatchFailed(applied.log)
-        mismatched = _mismatched(report, "2")
-        if mismatched:
-            shown = ", ".join(mismatched[:3])
-            raise RestoreFailed(f"files put back to the base commit changed again: {shown}")
-    if then is not None:
-        then.check(report)
+    install = TestInstall(spec, at_base, restored, then)
+    script = install.script
+    report = run_phase(
+        sandbox, "install", script.body, [spec.base_commit], script.lists, script.files
+    )
+    install.check(report)
 
 
 def test_files(sandbox: Sandbox, spec: InstanceSpec) -> dict[str, str]:
