@@ -20,7 +20,8 @@ asked for, this times:
   second time, armed, so expect about twice the bare command there).
 
 * **whole run**: one ``polybench eval`` of every instance chosen (``--workers 1``,
-  canaries off) against the sum of the bare commands.
+  canaries off) against the sum of the bare commands of every instance timed right
+  before or after it (the order alternates by round), so that the two meet the same load.
 
 Rounds alternate which of the two goes first, so both meet the same machine load. The
 caches (clones, environments, images) are warmed first and not timed. A bare command on
@@ -178,11 +179,15 @@ def measure(
                 f"[{backend}] {instance.instance_id}: bare {bare:.2f}s, CLI {cli:.2f}s",
                 file=sys.stderr,
             )
-        run_cli = _cli(backend, ids, scratch / "runs", False)
+        bare_sum, run_cli = _interleaved(
+            lambda: sum(bare_seconds(backend, i, scratch / "sbx") for i in instances),
+            lambda: _cli(backend, ids, scratch / "runs", False),
+            swap,
+        )
+        whole_bare.append(bare_sum)
         whole_cli.append(run_cli)
-        whole_bare.append(sum(per[i][0][-1] for i in ids))
         print(
-            f"[{backend}] whole run: bare sum {whole_bare[-1]:.2f}s, CLI {run_cli:.2f}s",
+            f"[{backend}] whole run: bare sum {bare_sum:.2f}s, CLI {run_cli:.2f}s",
             file=sys.stderr,
         )
     lines = [
