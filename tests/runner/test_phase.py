@@ -5,6 +5,7 @@ it) is what they run."""
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -115,3 +116,22 @@ def test_a_recorded_output_that_is_gone_at_the_end_is_a_sandbox_error(
     box, _ = sandbox
     with pytest.raises(SandboxError, match="unreadable"):
         run_phase(box, "test", 'run first true\nrm -f -- "$pb_dir/first.out"\n')
+
+
+def test_each_output_is_sized_by_its_own_file(
+    sandbox: tuple[FakeSandbox, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A `wc` that leaves out its first answer: the sizes would shift onto the wrong
+    # outputs (here without changing their sum), and the report is refused instead.
+    box, _ = sandbox
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    real = subprocess.run(["sh", "-c", "command -v wc"], capture_output=True, text=True,
+                          check=True).stdout.strip()  # fmt: skip
+    (tools / "wc").write_text(f'#!/bin/bash\n{real} "$@" | tail -n +2\n')
+    (tools / "wc").chmod(0o755)
+    body = "run first printf abc\nrun second true\nrun third true\n"
+    assert run_phase(box, "test", body).ok("first").output == b"abc"
+    monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+    with pytest.raises(SandboxError, match="unreadable"):
+        run_phase(box, "test", body)

@@ -183,11 +183,12 @@ def _apply(
     files = {"model.patch": patch}
     guarded = chain_script("m.", chain, RESET_TO_HEAD, lambda name: name.startswith("patch"))
     body = _patch_in_folder(guarded + _LIST_CHANGES)
-    if then is not None:
+    if then is None:
+        report = run_phase(sandbox, "apply", body, [base_commit], lists, files)
+    else:
         body += _THEN.replace("__THEN__", then.body)
-        lists.update(then.lists)
-        files.update(then.files)
-    report = run_phase(sandbox, "apply", body, [base_commit], lists, files)
+        inputs = {**lists, **then.lists}, {**files, **then.files}
+        report = run_phase(sandbox, "apply", body, [base_commit], *inputs)
     applied, pending = chain_result(report, "m.", chain, RESET_TO_HEAD, guard)
     if pending is not None:
         more = continue_script("m.", pending, chain[pending], RESET_TO_HEAD) + _LIST_CHANGES

@@ -60,10 +60,14 @@ pb_finish() {
   done
   if ((n)); then mapfile -t sizes < <(wc -c -- "${pb_files[@]}"); fi
   if ((${#sizes[@]} < n)); then printf 'unsized\n' > "$pb_report"; return; fi
+  for ((i = 0; i < n; i++)); do  # each size must be the one of its own file
+    line="${sizes[i]#"${sizes[i]%%[! ]*}"}"
+    if [ "${line#* }" != "${pb_files[i]}" ]; then printf 'unsized\n' > "$pb_report"; return; fi
+    sizes[i]="${line%% *}"
+  done
   {
     for ((i = 0; i < n; i++)); do
-      line="${sizes[i]#"${sizes[i]%%[! ]*}"}"
-      printf '%s %s %s\n' "${pb_names[i]}" "${pb_codes[i]}" "${line%% *}"
+      printf '%s %s %s\n' "${pb_names[i]}" "${pb_codes[i]}" "${sizes[i]}"
     done
     printf '\n'
     if ((n)); then cat -- "${pb_files[@]}"; fi
