@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+import polybench.runner.run as run_module
 from polybench.dataset.models import Instance, Prediction
 from polybench.dataset.predictions import PredictionSet
 from polybench.environments.backends import (
@@ -273,5 +274,51 @@ def test_ctrl_c_on_a_worker_thread_stops_the_run_while_its_instance_still_runs(
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         signal.signal(signal.SIGINT, previous)
     # Ctrl-C was taken while the first instance was held, and nothing else started.
+    assert running_then == [1] and held.calls == 1
+    assert list(stopped.value.outcome.results) == ["o__r-0"]
+
+
+def _take_pending_signals() -> None:
+    """A call: where the interpreter runs the handler of a signal that just arrived."""
+
+
+class _CtrlCInSubmit(run_module.ThreadPoolExecutor):
+    """A pool whose ``submit`` takes a Ctrl-C once the instance is handed to a worker."""
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+        future = super().submit(fn, *args, **kwargs)
+        signal.raise_signal(signal.SIGINT)
+        _take_pending_signals()
+        return future
+
+
+@pytest.mark.skipif(
+    threading.current_thread() is not threading.main_thread(),
+    reason="Ctrl-C is taken by the main thread",
+)
+def test_ctrl_c_while_an_instance_is_being_started_leaves_it_seen_and_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Ctrl-C taken inside ``submit``, after the worker got the instance, must not
+    leave that instance running unseen: it counts as running, and its result is kept."""
+    monkeypatch.setattr(run_module, "ThreadPoolExecutor", _CtrlCInSubmit)
+    plan = _plan(tmp_path, 3)
+    held = _Held()
+    running_then: list[int] = []
+
+    def on_interrupt(running: int) -> None:
+        running_then.append(running)
+        held.release.set()
+
+    runner = Runner(held, on_interrupt=on_interrupt)  # type: ignore[arg-type]
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    try:
+        with pytest.raises(RunInterrupted) as stopped:
+            runner.run(plan)
+    finally:
+        held.release.set()
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        signal.signal(signal.SIGINT, previous)
     assert running_then == [1] and held.calls == 1
     assert list(stopped.value.outcome.results) == ["o__r-0"]
