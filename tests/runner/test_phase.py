@@ -121,17 +121,29 @@ def test_a_recorded_output_that_is_gone_at_the_end_is_a_sandbox_error(
 def test_each_output_is_sized_by_its_own_file(
     sandbox: tuple[FakeSandbox, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A `wc` that leaves out its first answer: the sizes would shift onto the wrong
+    # A `stat` that leaves out its first answer: the sizes would shift onto the wrong
     # outputs (here without changing their sum), and the report is refused instead.
     box, _ = sandbox
     tools = tmp_path / "tools"
     tools.mkdir()
-    real = subprocess.run(["sh", "-c", "command -v wc"], capture_output=True, text=True,
+    real = subprocess.run(["sh", "-c", "command -v stat"], capture_output=True, text=True,
                           check=True).stdout.strip()  # fmt: skip
-    (tools / "wc").write_text(f'#!/bin/bash\n{real} "$@" | tail -n +2\n')
-    (tools / "wc").chmod(0o755)
+    (tools / "stat").write_text(f'#!/bin/bash\n{real} "$@" | tail -n +2\n')
+    (tools / "stat").chmod(0o755)
     body = "run first printf abc\nrun second true\nrun third true\n"
     assert run_phase(box, "test", body).ok("first").output == b"abc"
     monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
     with pytest.raises(SandboxError, match="unreadable"):
         run_phase(box, "test", body)
+
+
+def test_a_scratch_folder_with_any_name_gets_its_report(
+    make_repo: Callable[[dict[str, str]], tuple[Path, str]], tmp_path: Path
+) -> None:
+    # Without bubblewrap the scratch folder is a host path: quotes, spaces, markup and a
+    # newline in it change nothing.
+    repo, commit = make_repo({"a.py": "x = 1\n"})
+    box = FakeSandbox.from_repo(repo, commit, tmp_path / "odd 'name' [b]\nline")
+    report = run_phase(box, "test", "run first printf abc\nrun_out second printf 'x\\0y'\n")
+    assert report.ok("first").output == b"abc"
+    assert report.ok("second").paths == ["x", "y"]

@@ -52,19 +52,15 @@ g() { git __GIT_OPTIONS__ "$@"; }
 pb_names=(); pb_codes=(); pb_files=()
 pb_record() { pb_names+=("$1"); pb_codes+=("$2"); pb_files+=("$3"); }
 pb_finish() {
-  local n=${#pb_files[@]} i line sizes=()
+  local n=${#pb_files[@]} i sizes=()
   for ((i = 0; i < n; i++)); do
     if [ ! -f "${pb_files[i]}" ]; then
       printf 'lost %s\n' "${pb_names[i]}" > "$pb_report"; return
     fi
   done
-  if ((n)); then mapfile -t sizes < <(wc -c -- "${pb_files[@]}"); fi
-  if ((${#sizes[@]} < n)); then printf 'unsized\n' > "$pb_report"; return; fi
-  for ((i = 0; i < n; i++)); do  # each size must be the one of its own file
-    line="${sizes[i]#"${sizes[i]%%[! ]*}"}"
-    if [ "${line#* }" != "${pb_files[i]}" ]; then printf 'unsized\n' > "$pb_report"; return; fi
-    sizes[i]="${line%% *}"
-  done
+  # One size per file, in order (names play no part: a scratch path may hold any byte).
+  if ((n)); then mapfile -t sizes < <(stat -c %s -- "${pb_files[@]}"); fi
+  if ((${#sizes[@]} != n)); then printf 'unsized\n' > "$pb_report"; return; fi
   {
     for ((i = 0; i < n; i++)); do
       printf '%s %s %s\n' "${pb_names[i]}" "${pb_codes[i]}" "${sizes[i]}"
