@@ -1143,6 +1143,22 @@ def test_a_full_disk_before_any_test_ran_stops_the_run_and_after_it_is_an_instan
     assert raised.value.errno == errno.ENOSPC
     assert not any(is_test_run(call) for call in sandbox.calls)
 
+    # The eval script is the harness's last write before the tests: it stops the run too.
+    sandbox = FakeSandbox.from_repo(repo[0], repo[1], tmp_path / "script")
+    sandbox.script_test_run(honest_run)
+    written = sandbox.write_file
+
+    def script_fails(path: str, data: bytes | str) -> None:
+        if path.endswith("/eval.sh"):
+            raise full
+        written(path, data)
+
+    monkeypatch.setattr(sandbox, "write_file", script_fails)
+    with pytest.raises(OSError) as raised:
+        evaluate(instance, FakeProvider(sandbox), artifacts)
+    assert raised.value.errno == errno.ENOSPC
+    assert not any(is_test_run(call) for call in sandbox.calls)
+
     sandbox = FakeSandbox.from_repo(repo[0], repo[1], tmp_path / "second")
     sandbox.script_test_run(honest_run)
     kept = artifacts.write_text

@@ -123,6 +123,10 @@ class _Timer:
     def measure(self, name: str, started: float) -> None:
         self.timings[name] = round(self.timings.get(name, 0.0) + time.monotonic() - started, 3)
 
+    def start_tests(self) -> None:
+        """Code under test starts now (the harness wrote everything it writes before)."""
+        self.tests_started = True
+
 
 def canary_goes_first(rng: random.Random) -> bool:
     """Which run comes first, at random: the order tells the runs apart no better than a
@@ -480,10 +484,10 @@ class InstanceRunner:
             prepare(ready, texts, probe_folders(ready.sandbox) if probe.on else ())
         env = harness_env(ready, self._facts(ready, spec))
         command = harness_command(ready, spec)
-        timer.tests_started = True
+        timeout, start = self.settings.timeout, timer.start_tests
         if not probe.on:
-            return run_tests(ready.sandbox, spec, env, self.settings.timeout, command)
-        run, check = run_probed(ready.sandbox, spec, env, self.settings.timeout, command)
+            return run_tests(ready.sandbox, spec, env, timeout, command, on_start=start)
+        run, check = run_probed(ready.sandbox, spec, env, timeout, command, start)
         probe.add(check)
         return run
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import random
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from polybench.environments.manager import EnvironmentSetupError, activation_text
@@ -346,12 +346,14 @@ def run_tests(
     timeout: float,
     command: str | None = None,
     files: Mapping[str, str] | None = None,
+    on_start: Callable[[], None] | None = None,
 ) -> TestRun:
     """Run the eval script with stdout and stderr captured apart.
 
     ``command`` is the test command as the environment runs it (see
     :func:`harness_command`); the instance's own by default. ``files`` (path: text) are
-    written with the script, in the same operation.
+    written with the script, in the same operation. ``on_start`` is called once the
+    script is written, right before it starts (from then on code under test runs).
 
     A script that never printed its start marker did not get to run anything of the
     repository (the sandbox failed to start it: a namespace or process could not be made
@@ -360,6 +362,8 @@ def run_tests(
     script_path = f"{sandbox.scratch_dir}/eval.sh"
     script = eval_script(sandbox.workdir, command if command is not None else spec.test_command)
     write_files(sandbox, {**(files or {}), script_path: script})
+    if on_start is not None:
+        on_start()
     argv = ["bash", script_path]
     executed = sandbox.exec(argv, timeout=timeout, env=env, streams=True)
     marked = split_log(executed.output)
@@ -396,14 +400,16 @@ def run_probed(
     env: dict[str, str],
     timeout: float,
     command: str | None = None,
+    on_start: Callable[[], None] | None = None,
 ) -> tuple[TestRun, ProbeCheck]:
     """Run the tests with the harness's probe in every Python and Node process, and read
     what it saw. When the log shows the probe itself failing, the tests run again without
-    it and the probe is unavailable for this run (so it never changes a verdict)."""
+    it and the probe is unavailable for this run (so it never changes a verdict).
+    ``on_start`` is as :func:`run_tests` takes it."""
     probe_dir, out_dir = probe_folders(sandbox)
     sources = {f"{probe_dir}/{name}": text for name, text in probe_sources().items()}
     probed = probe_env(env, probe_dir, out_dir, sandbox.workdir)
-    run = run_tests(sandbox, spec, probed, timeout, command, sources)
+    run = run_tests(sandbox, spec, probed, timeout, command, sources, on_start)
     broke = probe_broke_run(run.executed.output, probe_dir)
     if broke is not None:
         reason = f"the probe failed in this run ({broke}); the tests ran again without it"
