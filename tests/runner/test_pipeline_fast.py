@@ -12,6 +12,7 @@ import difflib
 import errno
 import json
 import os
+import shutil
 import sys
 import types
 from collections.abc import Callable
@@ -940,6 +941,32 @@ def test_a_patch_that_does_not_apply_is_unresolved_and_nothing_runs(
     log = artifacts.read_text("apply.log")
     assert "[git apply: check failed]" in log and "[patch --fuzz=5: check failed]" in log
     assert (sandbox.checkout / "calc.py").read_text() == CALC_BASE
+
+
+@pytest.mark.parametrize("room", [0, 1 << 30])
+def test_a_patch_that_did_not_apply_on_a_full_disk_is_no_verdict(
+    room: int,
+    instance: Instance,
+    sandbox: FakeSandbox,
+    artifacts: InstanceArtifacts,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Where the host sees the checkout, a full file system stops the run (as the
+    # harness's own writes do before the tests); with room, the patch is unresolved.
+    stale = diff("calc.py", "def add(a, b):\n    return a * b\n", CALC_FIXED)
+    monkeypatch.setattr(sandbox, "host_path", lambda _path: sandbox.checkout, raising=False)
+    usage = shutil.disk_usage(sandbox.checkout)
+    monkeypatch.setattr(
+        instance_module.shutil, "disk_usage", lambda _path: usage._replace(free=room)
+    )
+    if room:
+        result = evaluate(instance, FakeProvider(sandbox), artifacts, patch=stale)
+        assert result.status is Status.UNRESOLVED and result.reason == APPLY_FAILED
+        return
+    with pytest.raises(OSError) as raised:
+        evaluate(instance, FakeProvider(sandbox), artifacts, patch=stale)
+    assert raised.value.errno == errno.ENOSPC
+    assert sandbox.count(is_test_run) == 0
 
 
 def test_a_test_patch_that_does_not_apply_is_an_infrastructure_error(

@@ -10,10 +10,13 @@ the environment's own tools first, stdout and stderr apart, and the verdict rule
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import logging
+import os
 import random
 import secrets
+import shutil
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -126,6 +129,26 @@ class _Timer:
     def start_tests(self) -> None:
         """Code under test starts now (the harness wrote everything it writes before)."""
         self.tests_started = True
+
+
+_ROOM_NEEDED = 1 << 20
+"""Free bytes below which a checkout's file system counts as full."""
+
+
+def _stop_if_disk_full(ready: ReadySandbox) -> None:
+    """Raise ENOSPC when the checkout's file system (where the host can see it) is full: a
+    patch that did not apply there never had its chance, which is no verdict. No code of
+    the repository has run yet, so the harness's own use filled it, and the run stops
+    as for any of its writes (see :meth:`InstanceRunner.run`)."""
+    host_path = getattr(ready.sandbox, "host_path", None)
+    if host_path is None:
+        return
+    try:
+        free = shutil.disk_usage(host_path(ready.sandbox.workdir)).free
+    except (OSError, SandboxError):
+        return
+    if free < _ROOM_NEEDED:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), ready.sandbox.workdir)
 
 
 def canary_goes_first(rng: random.Random) -> bool:
@@ -517,6 +540,7 @@ class InstanceRunner:
         result.tampering.reverted = admission.reverted
         result.tampering.refused = admission.refused
         if not admission.applied:
+            _stop_if_disk_full(ready)
             raise _Unresolved("the patch did not apply (git apply, git apply --3way, patch)")
         result.patch_applied = True
         result.apply_method = admission.method
