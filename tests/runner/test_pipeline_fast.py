@@ -967,6 +967,11 @@ def test_a_patch_that_did_not_apply_on_a_full_disk_is_no_verdict(
         evaluate(instance, FakeProvider(sandbox), artifacts, patch=stale)
     assert raised.value.errno == errno.ENOSPC
     assert sandbox.count(is_test_run) == 0
+    # A step that failed there (the disk full under git) stops the run the same way.
+    sandbox.fail_on(lambda c: is_phase(c, "apply"), "changed failed in the apply step")
+    with pytest.raises(OSError) as raised:
+        evaluate(instance, FakeProvider(sandbox), artifacts)
+    assert raised.value.errno == errno.ENOSPC
 
 
 def test_a_test_patch_that_does_not_apply_is_an_infrastructure_error(

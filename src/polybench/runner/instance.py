@@ -137,9 +137,9 @@ _ROOM_NEEDED = 1 << 20
 
 def _stop_if_disk_full(ready: ReadySandbox) -> None:
     """Raise ENOSPC when the checkout's file system (where the host can see it) is full: a
-    patch that did not apply there never had its chance, which is no verdict. No code of
-    the repository has run yet, so the harness's own use filled it, and the run stops
-    as for any of its writes (see :meth:`InstanceRunner.run`)."""
+    patch that did not apply there, or a step that failed there, had no fair chance,
+    which is no verdict. No code of the repository has run yet in this instance, so the
+    run stops as for any of the harness's writes (see :meth:`InstanceRunner.run`)."""
     host_path = getattr(ready.sandbox, "host_path", None)
     if host_path is None:
         return
@@ -333,6 +333,10 @@ class InstanceRunner:
         result.environment_rebuilt = ready.environment.rebuilt
         try:
             spec_run = self._graded_run(ready, spec, patch, artifacts, result, timer, state, probe)
+        except SandboxError:
+            if not timer.tests_started:  # a step failed on a full disk: no instance's fault
+                _stop_if_disk_full(ready)
+            raise
         finally:
             if not self.settings.keep_sandbox:
                 ready.sandbox.cleanup()
