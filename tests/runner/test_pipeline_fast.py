@@ -1161,37 +1161,34 @@ def test_a_full_disk_before_any_test_ran_stops_the_run_and_after_it_is_an_instan
     error goes up (the run stops, ResultCollector says why). Once tests ran, they may have
     filled it themselves: the instance is an error and the run goes on."""
     full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-    sandbox.script_test_run(honest_run)
-    original = sandbox.write_file
+    # The test patch's write, and the eval script's (the harness's last write before the
+    # tests), each stop the run.
+    failing_writes = {
+        "install": lambda path: "/polybench-phase-" in path and path.endswith("/test.patch"),
+        "script": lambda path: path.endswith("/eval.sh"),
+    }
 
-    def install_fails(path: str, data: bytes | str) -> None:
-        if "/polybench-phase-" in path and path.endswith("/test.patch"):
-            raise full
-        original(path, data)
+    def failing(
+        box: FakeSandbox, fails: Callable[[str], bool]
+    ) -> Callable[[str, bytes | str], None]:
+        original = box.write_file
 
-    monkeypatch.setattr(sandbox, "write_file", install_fails)
-    with pytest.raises(OSError) as raised:
-        evaluate(instance, FakeProvider(sandbox), artifacts)
-    assert raised.value.errno == errno.ENOSPC
-    assert not any(is_test_run(call) for call in sandbox.calls)
+        def write(path: str, data: bytes | str) -> None:
+            if fails(path):
+                raise full
+            original(path, data)
 
-    # The eval script is the harness's last write before the tests: it stops the run too.
-    sandbox = FakeSandbox.from_repo(repo[0], repo[1], tmp_path / "script")
-    sandbox.script_test_run(honest_run)
-    written = sandbox.write_file
+        return write
 
-    def script_fails(path: str, data: bytes | str) -> None:
-        if path.endswith("/eval.sh"):
-            raise full
-        written(path, data)
+    for name, fails in failing_writes.items():
+        box = FakeSandbox.from_repo(repo[0], repo[1], tmp_path / name)
+        box.script_test_run(honest_run)
+        monkeypatch.setattr(box, "write_file", failing(box, fails))
+        with pytest.raises(OSError) as raised:
+            evaluate(instance, FakeProvider(box), artifacts)
+        assert raised.value.errno == errno.ENOSPC, name
+        assert not any(is_test_run(call) for call in box.calls), name
 
-    monkeypatch.setattr(sandbox, "write_file", script_fails)
-    with pytest.raises(OSError) as raised:
-        evaluate(instance, FakeProvider(sandbox), artifacts)
-    assert raised.value.errno == errno.ENOSPC
-    assert not any(is_test_run(call) for call in sandbox.calls)
-
-    sandbox = FakeSandbox.from_repo(repo[0], repo[1], tmp_path / "second")
     sandbox.script_test_run(honest_run)
     kept = artifacts.write_text
 

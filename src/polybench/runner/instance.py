@@ -439,10 +439,10 @@ class InstanceRunner:
         checkout), and write ``texts`` for the run when they are given; raises what
         :meth:`_admit` and :func:`install_tests` raise."""
         then = None if texts is None else self._preparation(ready, texts, probe)
-        admission, at_base = self._admit(ready, spec, patch, then)
+        admission, at_base, planned = self._admit(ready, spec, patch, then)
         if not admission.applied:
             raise PatchRejected("the patch did not apply")
-        self._install(ready, spec, admission, at_base, then)
+        self._install(ready, admission, at_base, planned)
 
     @staticmethod
     def _preparation(ready: ReadySandbox, texts: dict[str, str], probe: _Probe) -> Preparation:
@@ -450,25 +450,22 @@ class InstanceRunner:
 
     @staticmethod
     def _install(
-        ready: ReadySandbox,
-        spec: InstanceSpec,
-        admission: Admission,
-        at_base: set[str],
-        then: Preparation | None,
+        ready: ReadySandbox, admission: Admission, at_base: set[str], planned: TestInstall
     ) -> None:
-        """Install the tests (and make ``then``) after :meth:`_admit`: read from the
-        patch's own sandbox entry when they were installed there, else in an entry of
+        """Install the tests (and make the preparation) after :meth:`_admit`: read from
+        the patch's own sandbox entry when ``planned`` ran there, else in an entry of
         their own; raises what :func:`install_tests` raises."""
         if admission.then_report is not None:
-            TestInstall(spec, at_base, set(), then).check(admission.then_report)
+            planned.check(admission.then_report)
             return
-        install_tests(ready.sandbox, spec, at_base, admission.restored, then)
+        install_tests(ready.sandbox, planned.spec, at_base, admission.restored, planned.then)
 
     def _admit(
         self, ready: ReadySandbox, spec: InstanceSpec, patch: str, then: Preparation | None
-    ) -> tuple[Admission, set[str]]:
-        """Admit the patch (the same in both runs): what happened, and the base's files;
-        the tests' install (and ``then``) go with it where they can (see :meth:`_install`).
+    ) -> tuple[Admission, set[str], TestInstall]:
+        """Admit the patch (the same in both runs): what happened, the base's files, and
+        the tests' install (with ``then``) planned for the case that nothing is put back,
+        which goes with the patch where it can (see :meth:`_install`).
         Raises :class:`PatchRejected`."""
         sandbox = ready.sandbox
         at_base, untracked_before = self._inspect(ready, spec)
@@ -483,7 +480,7 @@ class InstanceRunner:
             protected_modules=facts.modules if facts is not None else frozenset(),
             base_paths=frozenset(at_base),
         )
-        install = TestInstall(spec, at_base, set(), then)
+        planned = TestInstall(spec, at_base, set(), then)
         admission = admit(
             sandbox,
             patch,
@@ -491,9 +488,9 @@ class InstanceRunner:
             untracked_before,
             spec.base_commit,
             defer_restore=True,
-            then=install.script,
+            then=planned.script,
         )
-        return admission, at_base
+        return admission, at_base, planned
 
     def _run(
         self,
@@ -536,7 +533,7 @@ class InstanceRunner:
         texts = state.arming.originals if state is not None and state.arming else {}
         then = self._preparation(ready, texts, probe) if known else None
         try:
-            admission, at_base = self._admit(ready, spec, patch, then)
+            admission, at_base, planned = self._admit(ready, spec, patch, then)
         except PatchRejected as exc:
             result.tampering.refused = exc.refused
             raise _Unresolved(str(exc)) from exc
@@ -551,7 +548,7 @@ class InstanceRunner:
         result.patch_files = sorted(admission.kept)
         result.tampering.flags = flag_patch(patch, admission.kept)
         try:
-            self._install(ready, spec, admission, at_base, then)
+            self._install(ready, admission, at_base, planned)
         except TestPatchFailed as exc:
             artifacts.write_text("test_patch_apply.log", str(exc))
             raise _Infrastructure(
