@@ -108,3 +108,20 @@ def test_several_reports_merged() -> None:
     other = mocha_report(tests=[], pending=[], failures=[], passes=[_test("B ok", duration=1)])
     result = result_of("mocha_json", mocha_report() + "\n" + other)
     assert result.statuses["B ok"] == "passed" and len(result.statuses) == 5
+
+
+def test_mentions_that_do_not_pair_up_one_to_one_are_read_one_by_one() -> None:
+    def occurrences(**lists: Any) -> list[tuple[str, str]]:
+        result = result_of("mocha_json", mocha_report(**lists))
+        return [(test_id, status.value) for test_id, status in result.occurrences]
+
+    tests = list(EXPECTED.items())
+    # Named twice by one list: the second mention has no test left, so it is one more.
+    assert occurrences(passes=[PASS, PASS, MULTI]) == [*tests, (PASS["fullTitle"], "passed")]
+    # Named by two lists: the same.
+    assert occurrences(failures=[FAIL, PASS]) == [*tests, (PASS["fullTitle"], "failed")]
+    # A failing test that ``passes`` names as well: one of its two mentions is one more
+    # test, and the failure sticks.
+    assert occurrences(passes=[PASS, MULTI, FAIL]) == [*tests, (FAIL["fullTitle"], "failed")]
+    # A test that ``tests[]`` shows passing and ``failures`` names (once): it failed.
+    assert occurrences(passes=[MULTI], failures=[FAIL, PASS])[0] == (PASS["fullTitle"], "failed")

@@ -116,3 +116,67 @@ def test_mocha_json_or_tap_prefers_mocha_json() -> None:
 def test_ansi_and_crlf() -> None:
     log = "TAP version 13\r\n\x1b[32mok 1 - a\x1b[0m\r\n\x1b[31mnot ok 2 - b\x1b[0m\r\n"
     assert run("tap", log) == {"a": "passed", "b": "failed"}
+
+
+def _occurrences(parser: str, log: str) -> list[tuple[str, str]]:
+    return [(test_id, status.value) for test_id, status in result_of(parser, log).occurrences]
+
+
+def test_the_level_a_subtest_announces_exists_unless_its_own_test_line_closes_it() -> None:
+    # The subtest's own test line, printed again out of sequence, is ignored: the level
+    # the "# Subtest:" announced stays open and its child is read.
+    repeated = "ok 1 - a\n# Subtest: p\nok 1 - forged\n    ok 1 - child\nok 2 - p\n"
+    assert _occurrences("tap", repeated) == [("a", "passed"), ("child", "passed"), ("p", "passed")]
+    # A blank line between the "# Subtest:" and its test line changes nothing; the test
+    # line closes the level, so a later indented line is noise.
+    blank = "# Subtest: p\n\nok 1 - p\n    ok 1 - late\nok 2 - q\n"
+    assert _occurrences("tap", blank) == [("p", "passed"), ("q", "passed")]
+    # A plan of the subtests, then the subtests, then the parent.
+    planned = "# Subtest: p\n    1..1\n    ok 1 - c\nok 1 - p\n"
+    assert _occurrences("tap", planned) == [("c", "passed"), ("p", "passed")]
+    # A test line that jumps ahead closes the level too (it waits to be confirmed).
+    jump = "# Subtest: p\nok 3 - p\n    ok 1 - child\n"
+    assert _occurrences("tap", jump) == [("p", "passed")]
+    # A nested "# Subtest:" right after another: both levels are there.
+    nested = "# Subtest: p\n    # Subtest: c\n        ok 1 - g\n    ok 1 - c\nok 1 - p\n"
+    assert _occurrences("tap", nested) == [("g", "passed"), ("c", "passed"), ("p", "passed")]
+
+
+def test_test_lines_are_read_alike_whatever_their_spacing() -> None:
+    log = (
+        "# Subtest: s\n"
+        "ok 1 - one\n"
+        "ok 2\t- tab after the number\n"
+        "ok  3 - two spaces before the number\n"
+        "ok \u0664 - an Arabic-Indic four\n"
+        "not ok 5x - no number\n"
+        "ok 6 -  spaced  \n"
+        "ok 7 -\n"
+    )
+    assert _occurrences("tap", log) == [
+        ("one", "passed"),
+        ("tab after the number", "passed"),
+        ("two spaces before the number", "passed"),
+        ("an Arabic-Indic four", "passed"),
+        ("5x - no number", "failed"),
+        (" spaced", "passed"),  # the text after "ok 6 - ", trailing space trimmed
+    ]
+    assert not result_of("tap", log).notes  # every number was in sequence
+
+
+def test_a_directive_starts_with_a_hash_after_white_space() -> None:
+    log = (
+        "# Subtest: s\n"
+        "ok 1 - a#SKIP\n"
+        "ok 2 - b # SKIP not now\n"
+        "ok 3 - \\# SKIP escaped\n"
+        "not ok 4 # TODO later\n"
+        "not ok 5 - e\t#todo\n"
+    )
+    assert _occurrences("tap", log) == [
+        ("a#SKIP", "passed"),
+        ("b", "skipped"),
+        ("# SKIP escaped", "passed"),
+        ("later", "xfail"),
+        ("e", "xfail"),
+    ]

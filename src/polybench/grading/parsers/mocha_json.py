@@ -15,7 +15,6 @@ hook, a report without ``tests[]``).
 
 from __future__ import annotations
 
-from itertools import chain
 from typing import Any
 
 from polybench.grading.parsers._confirm import Confirmer
@@ -25,21 +24,28 @@ from polybench.grading.parsers._json_scan import (
     as_list,
 )
 from polybench.grading.parsers._text import strip_ansi
-from polybench.grading.parsers.base import ParseResult, TestStatus, register
+from polybench.grading.parsers.base import (
+    FAILED,
+    PASSED,
+    SKIPPED,
+    ParseResult,
+    TestStatus,
+    register,
+)
 
 _START_KEYS = ("stats", "tests", "passes", "failures", "pending")
 _LIST_KEYS = ("tests", "passes", "failures", "pending")
 _STRINGS = frozenset({str})
 _MENTIONS = (
-    ("pending", TestStatus.SKIPPED),
-    ("passes", TestStatus.PASSED),
-    ("failures", TestStatus.FAILED),
+    ("pending", SKIPPED),
+    ("passes", PASSED),
+    ("failures", FAILED),
 )
 _STATUS_FIELD = {
-    "passed": TestStatus.PASSED,
-    "failed": TestStatus.FAILED,
-    "pending": TestStatus.SKIPPED,
-    "skipped": TestStatus.SKIPPED,
+    "passed": PASSED,
+    "failed": FAILED,
+    "pending": SKIPPED,
+    "skipped": SKIPPED,
 }
 
 
@@ -77,13 +83,13 @@ def _status_of_entry(test: dict[str, Any]) -> TestStatus:
     if declared is not None:
         return declared
     if test.get("pending") is True:
-        return TestStatus.SKIPPED
+        return SKIPPED
     err = test.get("err")
     if isinstance(err, dict) and err:
-        return TestStatus.FAILED
+        return FAILED
     if "duration" in test or test.get("state") == "passed":
-        return TestStatus.PASSED
-    return TestStatus.SKIPPED
+        return PASSED
+    return SKIPPED
 
 
 def _entry_ids(entries: list[Any], with_file: bool) -> list[str] | None:
@@ -118,36 +124,36 @@ def _add_plain_report(result: ParseResult, data: dict[str, Any], with_file: bool
     statuses = [
         (_STATUS_FIELD.get(str(test["status"])) if "status" in test else None)
         or (
-            TestStatus.SKIPPED
+            SKIPPED
             if test.get("pending") is True
-            else TestStatus.FAILED
+            else FAILED
             if isinstance(err := test.get("err"), dict) and err
-            else TestStatus.PASSED
+            else PASSED
             if "duration" in test or test.get("state") == "passed"
-            else TestStatus.SKIPPED
+            else SKIPPED
         )
         for test in tests
     ]
-    recorded = dict(zip(ids, statuses, strict=True))
-    # Every mention at once: its id and the status its list gives.
-    lists = [as_list(data.get(key)) for key, _ in _MENTIONS]
-    names = _entry_ids(list(chain.from_iterable(lists)), with_file)
-    if names is None:
-        return None
-    kinds: list[TestStatus] = []
-    for (_, status), entries in zip(_MENTIONS, lists, strict=True):
-        kinds += [status] * len(entries)
-    mentioned = dict(zip(names, kinds, strict=True))
-    count = len(ids) + len(names)
-    if len(recorded) != len(ids) or len(mentioned) != len(names):
-        return None
     entries = list(zip(ids, statuses, strict=True))
-    for test_id, status in mentioned.items():
-        own = recorded.get(test_id)
-        if own is None:
-            entries.append((test_id, status))  # a test of its own (a failing hook)
-        elif own is not status:
-            return None  # a mention that disagrees with its test
+    recorded = dict(entries)
+    if len(recorded) != len(ids):
+        return None
+    count = len(ids)
+    named: set[str] = set()
+    for key, status in _MENTIONS:
+        names = _entry_ids(as_list(data.get(key)), with_file)
+        if names is None:
+            return None
+        count += len(names)
+        for name in names:
+            if name in named:
+                return None  # a test mentioned twice
+            named.add(name)
+            own = recorded.get(name)
+            if own is None:
+                entries.append((name, status))  # a test of its own (a failing hook)
+            elif own is not status:
+                return None  # a mention that disagrees with its test
     result.add_all(entries)
     return count
 

@@ -29,11 +29,23 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 
 from polybench.grading.parsers._text import TwoWayPattern, iter_lines, visible_text
-from polybench.grading.parsers.base import ParseResult, Tally, TestStatus, register
+from polybench.grading.parsers.base import (
+    ERRORED,
+    FAILED,
+    PASSED,
+    SKIPPED,
+    XFAIL,
+    ParseResult,
+    Tally,
+    TestStatus,
+    register,
+)
 
 # ok / not ok, the test number if any, and the description (directive included).
 _TEST_LINE = re.compile(r"(not )?ok(?=\s|$)(?:\s+(\d+)(?=\s|$))?(.*)")
-_DIRECTIVE = re.compile(r"(?:^|(?<=\s))(?<!\\)#\s*(skip|todo)\w*\s*(.*)$", re.IGNORECASE)
+# A '#' at the start or after white space (so never escaped); the lookbehind follows the
+# '#' so that the pattern starts with it, which lets the search skip to each '#' at once.
+_DIRECTIVE = re.compile(r"#(?<!\S#)\s*(skip|todo)\w*\s*(.*)$", re.IGNORECASE)
 _PLAN = re.compile(r"\s*1\.\.\d+\s*(?:#.*)?$")
 _VERSION = re.compile(r"\s*TAP version \d+\s*$")
 _SUBTEST = re.compile(r"#\s*Subtest(?::|\s)")
@@ -41,8 +53,8 @@ _FAIL_COUNT = re.compile(r"#\s*fail(?:ed)?\s+(\d+)\s*$")
 _UNESCAPE = re.compile(r"\\([\\#nrtbf])")
 _ESCAPES = {"\\": "\\", "#": "#", "n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f"}
 # As the official harness reads TAP: by ``ok``/``not ok`` alone.
-_OFFICIAL_PASSING = frozenset({TestStatus.PASSED, TestStatus.SKIPPED})
-_OFFICIAL_FAILING = frozenset({TestStatus.FAILED, TestStatus.ERRORED, TestStatus.XFAIL})
+_OFFICIAL_PASSING = frozenset({PASSED, SKIPPED})
+_OFFICIAL_FAILING = frozenset({FAILED, ERRORED, XFAIL})
 
 
 def _unescape(text: str) -> str:
@@ -52,16 +64,14 @@ def _unescape(text: str) -> str:
 
 
 class _Level:
-    """The numbering of one level of subtests."""
+    """The numbering of one level of subtests (the class attributes are a new level's:
+    a level is made for each subtest announced, most of them never numbered)."""
 
-    __slots__ = ("last", "plan_seen", "tentative")
-
-    def __init__(self) -> None:
-        self.last = 0
-        self.plan_seen = False
-        # A line whose number jumps ahead waits here: if the next line carries the
-        # number that was expected, the jump was printed by a test and is dropped.
-        self.tentative: tuple[int, str, TestStatus] | None = None
+    last = 0
+    plan_seen = False
+    # A line whose number jumps ahead waits here: if the next line carries the number
+    # that was expected, the jump was printed by a test and is dropped.
+    tentative: tuple[int, str, TestStatus] | None = None
 
 
 def _description_name(description: str) -> str:
@@ -81,6 +91,10 @@ class _TapState:
     yaml_indent: int | None = None
     last_test_indent: int | None = None
     rejected: int = 0
+    # The indent of a "# Subtest:" line whose subtests' level is not made yet: the next
+    # line makes it, unless that line is the subtest's own test line (a leaf), which
+    # would close it at once.
+    announced: int | None = None
 
     def commit(self, level: _Level) -> None:
         """Accept the line waiting at ``level``, if any."""
@@ -96,6 +110,7 @@ class _TapState:
             self.commit(level)
         self.levels = {0: _Level()}
         self.yaml_indent = None
+        self.announced = None
 
     def close_deeper(self, indent: int) -> None:
         """Subtests deeper than ``indent`` are over."""
@@ -103,7 +118,9 @@ class _TapState:
         if max(levels) <= indent:
             return
         for key in [key for key in levels if key > indent]:
-            self.commit(levels.pop(key))
+            level = levels.pop(key)
+            if level.tentative is not None:
+                self.commit(level)
 
     def feed(self, line: str) -> None:
         """Read one line of the stream."""
@@ -112,6 +129,12 @@ class _TapState:
         if not body:
             return
         first = body[0]
+        announced = self.announced
+        if announced is not None:
+            self.announced = None
+            if indent != announced or first not in "on":
+                self.levels[announced + 4] = _Level()
+                announced = None
         # Only a line starting with '-' or white space can be blank or a "---".
         if first == "-" or first.isspace():
             stripped = body.strip()
@@ -127,19 +150,33 @@ class _TapState:
                 return
         self.last_test_indent = None
         if first in "on":  # the common case: only a test line can start so
-            match = _TEST_LINE.match(body)
-            if match is not None:
-                self._test_line(line, indent, match.groups())  # type: ignore[arg-type]
+            # "ok N - ..." is read without the pattern, as it would read it.
+            if body.startswith("ok "):
+                negated, rest = None, body[3:]
+            elif body.startswith("not ok "):
+                negated, rest = "not ", body[7:]
+            else:
+                negated, rest = None, ""
+            digits, space, description = rest.partition(" ")
+            if space and digits.isdigit() and digits.isascii():
+                read = self._test_line(line, indent, (negated, digits, " " + description))
+            elif (match := _TEST_LINE.match(body)) is not None:
+                read = self._test_line(line, indent, match.groups())  # type: ignore[arg-type]
+            else:
+                read = False
+            if announced is not None and not read:
+                self.levels[announced + 4] = _Level()
             return
         # Each other kind of line starts with its own character (white space aside).
         if first == "#":
-            if _SUBTEST.match(body):
-                self.close_deeper(indent)
+            if body.startswith("# Subtest: ") or ("Subtest" in body and _SUBTEST.match(body)):
                 levels = self.levels
+                if max(levels) > indent:
+                    self.close_deeper(indent)
                 if indent not in levels:
                     levels[indent] = _Level()
-                levels[indent + 4] = _Level()
-            elif indent == 0 and (count := _FAIL_COUNT.match(body)) is not None:
+                self.announced = indent
+            elif indent == 0 and "fail" in body and (count := _FAIL_COUNT.match(body)) is not None:
                 self.result.report(Tally(failed=int(count.group(1))))
             return
         if indent == 0 and (first == "T" or first.isspace()) and _VERSION.match(line):
@@ -158,11 +195,11 @@ class _TapState:
     def _identify(self, line: str, failed: bool, description: str) -> tuple[str, TestStatus]:
         directive = _DIRECTIVE.search(description) if "#" in description else None
         kind = directive.group(1).lower() if directive else ""
-        status = TestStatus.FAILED if failed else TestStatus.PASSED
+        status = FAILED if failed else PASSED
         if kind == "skip":
-            status = TestStatus.SKIPPED
+            status = SKIPPED
         elif kind == "todo" and failed:
-            status = TestStatus.XFAIL
+            status = XFAIL
         if self.raw:
             return line[len("not ok ") if failed else len("ok ") :], status
         name = _description_name(description[: directive.start()] if directive else description)
@@ -172,20 +209,27 @@ class _TapState:
 
     def _test_line(
         self, line: str, indent: int, groups: tuple[str | None, str | None, str]
-    ) -> None:
+    ) -> bool:
+        """Read a test line; False if it was ignored before its number was taken."""
         level = self.levels.get(indent)
         if level is None or (self.raw and indent != 0):
-            return
+            return False
         negated, digits, description = groups
         failed = negated is not None
         if "#" in description:  # a directive, or an escaped '#'
             test_id, status = self._identify(line, failed, description)
         elif self.raw:
             test_id = line[7:] if failed else line[3:]
-            status = TestStatus.FAILED if failed else TestStatus.PASSED
+            status = FAILED if failed else PASSED
         else:  # what ``_identify`` gives for a description without a directive
-            test_id = _unescape(_description_name(description))
-            status = TestStatus.FAILED if failed else TestStatus.PASSED
+            test_id = description.strip()  # ``_description_name``, inline
+            if test_id.startswith("- "):
+                test_id = test_id[2:]
+            elif test_id == "-":
+                test_id = ""
+            if "\\" in test_id:
+                test_id = _unescape(test_id)
+            status = FAILED if failed else PASSED
         number = int(digits) if digits is not None else None
         if level.tentative is not None:
             if number == level.last + 1:
@@ -200,16 +244,18 @@ class _TapState:
                 level.last, level.plan_seen = 0, False
             else:
                 self.rejected += 1
-                return
-        if len(self.levels) > 1:
+                return False
+        levels = self.levels
+        if len(levels) > 1 and max(levels) > indent:
             self.close_deeper(indent)
         self.last_test_indent = indent
         if number > level.last + 1:
             level.tentative = (number, test_id, status) if test_id else None
-            return
+            return True
         level.last = number
         if test_id:
             self.result.add(test_id, status)
+        return True
 
     def top_level_run(self, tests: list[tuple[str, ...]]) -> None:
         """Consecutive top-level test lines of a stream without subtests (as
@@ -262,7 +308,7 @@ class _TapState:
 _TOP_TEST_LINES = TwoWayPattern(
     r"\n(not )?ok(?=[{L}]|$)((?:[{L}]+(\d+)(?=[{L}]|$))?([^\n]*))", re.MULTILINE
 )
-_LINE_STATUS = {"": TestStatus.PASSED, "not ": TestStatus.FAILED}
+_LINE_STATUS = {"": PASSED, "not ": FAILED}
 _TOP_OTHER_LINES = TwoWayPattern(
     r"\n((?:(?![ \t])[{L}]+)?TAP version \d+[{L}]*"
     r"|(?:(?![ \t])[{L}]+)?1\.\.\d+[{L}]*(?:#[^\n]*)?"
@@ -297,14 +343,19 @@ def _parse_tap(text: str, raw: bool) -> ParseResult:
         _read_flat(state, text)
         return _finish(state)
     feed = state.feed
-    # A line indented at least as far as the block's "---" (its spaces) and with no "..."
-    # in it is the block's own, whatever else it holds.
-    inside = ""
-    for line in iter_lines(text):
+    lines = iter_lines(text)
+    for line in lines:
+        feed(line)
         yaml_indent = state.yaml_indent
-        if yaml_indent is not None:
-            # Inside a YAML diagnostic block (most lines of a log with failures): the same
-            # rules as ``feed``, without a call per line.
+        if yaml_indent is None:
+            continue
+        # The line opened a YAML diagnostic block (most lines of a log with failures): its
+        # lines are read here, by the same rules as ``feed``, without a call per line. A
+        # line indented at least as far as the block's "---" (its spaces) and with no "..."
+        # in it is the block's own, whatever else it holds. The line that ends a block
+        # without "..." cannot open another (only a "---" right after a test line does).
+        inside = " " * yaml_indent
+        for line in lines:
             if line.startswith(inside) and "..." not in line:
                 continue
             indent = len(line) - len(line.lstrip(" \t"))
@@ -313,13 +364,11 @@ def _parse_tap(text: str, raw: bool) -> ParseResult:
             stripped = line.strip()
             if stripped == "...":
                 state.yaml_indent = None
-            elif stripped and indent < yaml_indent:
+                break
+            if stripped and indent < yaml_indent:
                 state.yaml_indent = None
                 feed(line)
-            continue
-        feed(line)
-        if state.yaml_indent is not None:  # the line opened a block
-            inside = " " * state.yaml_indent
+                break
     return _finish(state)
 
 
