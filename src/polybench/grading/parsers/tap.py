@@ -87,7 +87,7 @@ def _description_name(description: str) -> str:
 class _TapState:
     raw: bool
     result: ParseResult = field(default_factory=ParseResult)
-    levels: dict[int, _Level] = field(default_factory=dict)
+    levels: dict[int, _Level] = field(default_factory=lambda: {0: _Level()})
     yaml_indent: int | None = None
     last_test_indent: int | None = None
     rejected: int = 0
@@ -338,7 +338,6 @@ def _parse_tap(text: str, raw: bool) -> ParseResult:
     state = _TapState(raw=raw)
     state.result.official_passing = _OFFICIAL_PASSING
     state.result.official_failing = _OFFICIAL_FAILING
-    state.reset()
     if "Subtest" not in text:
         _read_flat(state, text)
         return _finish(state)
