@@ -183,12 +183,12 @@ def _apply(
     files = {"model.patch": patch}
     guarded = chain_script("m.", chain, RESET_TO_HEAD, lambda name: name.startswith("patch"))
     body = _patch_in_folder(guarded + _LIST_CHANGES)
-    if then is None:
-        report = run_phase(sandbox, "apply", body, [base_commit], lists, files)
-    else:
+    # ``then``'s inputs go to this entry only: a ``patch --fuzz`` continuation does not run it.
+    entry_lists, entry_files = lists, files
+    if then is not None:
         body += _THEN.replace("__THEN__", then.body)
-        inputs = {**lists, **then.lists}, {**files, **then.files}
-        report = run_phase(sandbox, "apply", body, [base_commit], *inputs)
+        entry_lists, entry_files = {**lists, **then.lists}, {**files, **then.files}
+    report = run_phase(sandbox, "apply", body, [base_commit], entry_lists, entry_files)
     applied, pending = chain_result(report, "m.", chain, RESET_TO_HEAD, guard)
     if pending is not None:
         more = continue_script("m.", pending, chain[pending], RESET_TO_HEAD) + _LIST_CHANGES

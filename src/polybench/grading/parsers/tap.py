@@ -113,10 +113,9 @@ class _TapState:
         self.announced = None
 
     def close_deeper(self, indent: int) -> None:
-        """Subtests deeper than ``indent`` are over."""
+        """Subtests deeper than ``indent`` are over (callers first check that there are
+        some: ``max(levels) > indent``)."""
         levels = self.levels
-        if max(levels) <= indent:
-            return
         for key in [key for key in levels if key > indent]:
             level = levels.pop(key)
             if level.tentative is not None:
