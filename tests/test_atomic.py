@@ -1,16 +1,24 @@
 """Files written atomically get the permissions any new file gets (``0666`` less the
-umask), not the ``0600`` of a temporary file; a failed write leaves nothing behind."""
+umask), not the ``0600`` of a temporary file; a failed or interrupted write leaves nothing
+behind."""
 
 from __future__ import annotations
 
+import os
+import signal
 import stat
 import subprocess
 import sys
+import tempfile
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from polybench.atomic import atomic_write_bytes, atomic_write_text
+from polybench.interrupts import ctrl_c_held
 
 
 @pytest.mark.parametrize(
@@ -50,3 +58,97 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(
         atomic_write_bytes(target, b"new")
     assert target.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
+
+
+@pytest.fixture
+def sigint_raises() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt here, whatever the test runner set up."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _names(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+@pytest.mark.usefixtures("sigint_raises")
+def test_an_interrupt_just_after_the_temporary_is_made_lands_after_the_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Ray cancels a task by interrupting its worker's main thread, wherever it is: here,
+    # the moment the temporary file exists and before anything knows its name.
+    target = tmp_path / "worker.json"
+    atomic_write_text(target, "old\n")
+    real_mkstemp = tempfile.mkstemp
+
+    def mkstemp_then_interrupt(*args: Any, **kwargs: Any) -> tuple[int, str]:
+        made = real_mkstemp(*args, **kwargs)
+        signal.raise_signal(signal.SIGINT)
+        return made
+
+    monkeypatch.setattr("polybench.atomic.tempfile.mkstemp", mkstemp_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write_text(target, "new\n")
+    assert target.read_text() == "new\n"
+    assert _names(tmp_path) == ["worker.json"]
+
+
+@pytest.mark.usefixtures("sigint_raises")
+def test_an_interrupt_during_the_clean_up_of_a_failed_write_still_removes_the_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "worker.json"
+    atomic_write_text(target, "old\n")
+    real_unlink = os.unlink
+
+    def disk_full(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    def interrupt_then_unlink(path: str) -> None:
+        signal.raise_signal(signal.SIGINT)
+        real_unlink(path)
+
+    monkeypatch.setattr("polybench.atomic.os.fsync", disk_full)
+    monkeypatch.setattr("polybench.atomic.os.unlink", interrupt_then_unlink)
+    with pytest.raises(KeyboardInterrupt) as raised:
+        atomic_write_bytes(target, b"new")
+    assert isinstance(raised.value.__context__, OSError)  # the failure is not hidden
+    assert target.read_text() == "old\n"
+    assert _names(tmp_path) == ["worker.json"]
+
+
+def test_a_held_interrupt_goes_to_the_handler_that_was_there_once(tmp_path: Path) -> None:
+    seen: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: seen.append(signum))
+    try:
+        with ctrl_c_held():
+            signal.raise_signal(signal.SIGINT)
+            signal.raise_signal(signal.SIGINT)
+            assert seen == []
+        assert seen == [signal.SIGINT]
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        with ctrl_c_held():
+            signal.raise_signal(signal.SIGINT)
+        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN  # ignored, as before
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_off_the_main_thread_nothing_is_held_and_writes_work(tmp_path: Path) -> None:
+    target = tmp_path / "result.json"
+    before = signal.getsignal(signal.SIGINT)
+    inside: list[object] = []
+
+    def write() -> None:
+        with ctrl_c_held():
+            inside.append(signal.getsignal(signal.SIGINT))
+        atomic_write_text(target, "{}")
+
+    worker = threading.Thread(target=write)
+    worker.start()
+    worker.join()
+    assert inside == [before]
+    assert target.read_text() == "{}"

@@ -7,15 +7,13 @@ import errno
 import os
 import re
 import shutil
-import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 from pydantic import ValidationError
@@ -24,6 +22,7 @@ from polybench import __version__
 from polybench.dataset.models import Instance, Prediction
 from polybench.dataset.predictions import PredictionSet
 from polybench.grading.result import ErrorKind, InstanceResult, Status
+from polybench.interrupts import ctrl_c_held
 from polybench.runner.artifacts import DEAD_DISK_ERRNOS, InstanceArtifacts
 from polybench.runner.instance import InstanceRunner, patch_digest
 from polybench.runner.records import RunMetadata, write_metadata
@@ -257,30 +256,6 @@ _WAKE = 0.25
 """Seconds the run's thread waits at most before it looks at Ctrl-C again."""
 
 
-@contextlib.contextmanager
-def _ctrl_c_held() -> Iterator[None]:
-    """Hold a Ctrl-C that arrives in the block until the block has ended, then take it as
-    it would have been taken (this thread must be the main one; elsewhere nothing is held).
-
-    Starting an instance is such a block: a Ctrl-C taken inside ``submit``, after the
-    instance was handed to a worker, would leave it running unseen by the run."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held: list[tuple[int, FrameType | None]] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append((signum, frame)))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if not held:
-        return
-    if callable(previous):
-        previous(*held[0])
-    elif previous != signal.SIG_IGN:
-        raise KeyboardInterrupt
-
-
 class ResultCollector:
     """Gathers results as they arrive, for any executor; thread-safe."""
 
@@ -385,7 +360,7 @@ class Runner:
             # no instance starts after it was taken.
             while True:
                 while len(running) < workers and (instance := next(waiting, None)) is not None:
-                    with _ctrl_c_held():
+                    with ctrl_c_held():
                         running[pool.submit(self._evaluate, plan, instance)] = instance
                 if not running:
                     break
