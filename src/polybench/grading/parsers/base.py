@@ -112,7 +112,7 @@ class ParseResult:
             return
         statuses = self.statuses
         known = len(statuses)
-        if statuses.keys().isdisjoint(map(itemgetter(0), entries)):
+        if not statuses or statuses.keys().isdisjoint(map(itemgetter(0), entries)):
             statuses.update(entries)
             if len(statuses) - known == len(entries):
                 self.parsed_anything = True

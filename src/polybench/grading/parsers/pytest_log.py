@@ -103,16 +103,18 @@ _LEGACY_LINES = TwoWayPattern(
 _PLAIN_LINES = TwoWayPattern(r"\n[\w/]+\.py::(?:\w+::)?\w+(?:\[[\w\-]+\])?$", re.MULTILINE)
 
 # The parts of a node id before its parameters that the official pattern reads whole:
-# a path, no class or one, a name (the names of many tests are checked at once, one a line).
+# a path, no class or one, a name (word characters: see ``_plain_prefixes``).
 _PLAIN_PATH = re.compile(r"[\w/]+\.py")
 _PLAIN_CLASS = re.compile(r"(?:\w+::)?")
-_PLAIN_NAMES = TwoWayPattern(r"[\w\n]*")
 # Parameter parts (``[...]`` or nothing), one a line: as far as the official pattern reads
 # every one whole, and the part it reads of each (the ``[\w-]`` brackets that start it).
 _PLAIN_PARAMS = TwoWayPattern(r"(?:(?:\[[\w\-]+\])?\n)*")
 # Parameter parts (one a line): the part of each the official pattern keeps (the
 # ``[\w-]`` brackets that start it, if any).
 _PARAMS_KEPT = TwoWayPattern(r"^((?:\[[\w\-]+\])?)[^\n]*$", re.MULTILINE)
+# A parameter part (each taken with the line break before it) that starts with brackets the
+# official pattern keeps.
+_KEPT_BRACKETS = TwoWayPattern(r"\n\[[\w\-]+\]")
 
 
 def _reads_whole(pattern: TwoWayPattern, text: str) -> bool:
@@ -125,9 +127,16 @@ def _reads_whole(pattern: TwoWayPattern, text: str) -> bool:
 def _plain_prefixes(found: list[tuple[str, ...]]) -> bool:
     """Whether the official pattern reads every node id of ``found`` (with its parts:
     node id, path, classes, name) whole up to its parameters."""
-    names = "\n".join(map(itemgetter(3), found))
+    # ``\w`` is what ``str.isalnum`` accepts, and the underscore (for ASCII text, what
+    # ``bytes.isalnum`` accepts, which is faster).
+    names = "".join(map(itemgetter(3), found))
+    plain_names = (
+        names.encode().translate(None, b"_").isalnum()
+        if names.isascii()
+        else names.replace("_", "").isalnum()
+    )
     return (
-        _PLAIN_NAMES.of(names).fullmatch(names) is not None
+        (plain_names or not names)
         and all(map(_PLAIN_PATH.fullmatch, set(map(itemgetter(1), found))))
         and all(map(_PLAIN_CLASS.fullmatch, set(map(itemgetter(2), found))))
     )
@@ -157,16 +166,21 @@ def _record_legacy(result: ParseResult, variants: dict[str, str]) -> None:
         values = list(map(statuses.__getitem__, present))
     else:
         present, values = variants, cast("list[TestStatus]", found)
-    by_legacy = dict(zip(present.values(), values, strict=True))
-    if len(by_legacy) == len(present) and statuses.keys().isdisjoint(by_legacy):
-        # Each legacy id names one test and no test has it as its own id.
-        statuses.update(by_legacy)
-        result.aliases.update(by_legacy)
-        if result.official_ids:
-            result.official_ids.update(present)
-        else:
-            result.official_ids = present
-        return
+    legacies = present.values()
+    if statuses.keys().isdisjoint(legacies):
+        # No test has a legacy id as its own id: each is an alias, added in one go unless
+        # two tests share one (then the new ids are taken out again and merged one by one).
+        before = len(statuses)
+        statuses.update(zip(legacies, values, strict=True))
+        if len(statuses) - before == len(present):
+            result.aliases.update(legacies)
+            if result.official_ids:
+                result.official_ids.update(present)
+            else:
+                result.official_ids = present
+            return
+        for legacy in legacies:
+            statuses.pop(legacy, None)
     for proper, legacy in present.items():
         if legacy not in statuses:
             result.aliases.add(legacy)
@@ -212,7 +226,9 @@ class _Session:
         entries = len(final) + len(summary)
         final.update(summary)
         statuses = result.statuses
-        if len(final) == entries and statuses.keys().isdisjoint(final):
+        # (``isdisjoint`` walks its argument, whatever the size of the view: an empty
+        # ``statuses`` is asked first.)
+        if len(final) == entries and (not statuses or statuses.keys().isdisjoint(final)):
             # No id twice: nothing to weigh (and the first session's results are ``final``).
             if statuses:
                 statuses.update(final)
@@ -222,9 +238,9 @@ class _Session:
             final = self._weigh(statuses)
         # One occurrence per node id, in the order the session ran them (the progress
         # lines), then those only the summary names.
-        if progress.keys() <= final.keys():  # (as usual) every test that ran has a status
+        try:  # (as usual) every test that ran has a status
             ran = list(zip(progress, map(final.__getitem__, progress), strict=True))
-        else:
+        except KeyError:
             ran = [(key, value) for key in progress if (value := final.get(key)) is not None]
         if result.occurrences:
             result.occurrences += ran
@@ -257,9 +273,13 @@ class _Session:
 # before its line (the text gets one in front), which the regex engine finds fast, and
 # never crosses a line. A node id is read whole and in its parts: path, classes, name,
 # parameters.
-_SEGMENT = r"[^{S}\[:]+"
-_NODE = rf"{_SEGMENT}(?:::{_SEGMENT})+(?:\[.*?\])?"
-_NODE_PARTS = rf"(({_SEGMENT})::((?:{_SEGMENT}::)*)({_SEGMENT})(\[.*?\])?)"
+# A segment, and the classes of a node id, never give back what they matched (possessive):
+# the character after a shorter one could not be what follows. Parameters end at a ']' as
+# near as the rest of the line allows, taken a bracket at a time.
+_SEGMENT = r"[^{S}\[:]++"
+_PARAMS = r"\[(?:[^\]\n]*+\])+?"
+_NODE = rf"{_SEGMENT}(?:::{_SEGMENT})+(?:{_PARAMS})?"
+_NODE_PARTS = rf"(({_SEGMENT})::((?:{_SEGMENT}::)*+)({_SEGMENT})({_PARAMS})?)"
 _HEADER_LINE = TwoWayPattern(
     r"\n==(?=[^\n]{0,997}$)=* (?P<title>[^={S}][^\n]*?) =+[{L}]*$", re.MULTILINE
 )
@@ -341,11 +361,18 @@ class _Reader:
         # An official id ends with its parameters; its legacy id ends with the part of
         # them the official pattern keeps instead (all of an empty or a whole part: the
         # official id itself).
-        kept = _PARAMS_KEPT.of(joined).findall(joined)
-        differs = list(map(ne, params, kept))
-        if not all(differs):
-            ids, params, kept = (list(compress(items, differs)) for items in (ids, params, kept))
-        legacies = map(add, map(str.removesuffix, ids, params), kept)
+        if _KEPT_BRACKETS.of(joined).search("\n" + joined) is None:
+            # The official pattern keeps no parameters: the legacy id of each test with
+            # parameters is its official id without them.
+            if not all(params):
+                ids, params = list(compress(ids, params)), list(filter(None, params))
+            legacies = map(str.removesuffix, ids, params)
+        else:
+            kept = _PARAMS_KEPT.of(joined).findall(joined)
+            differs = list(map(ne, params, kept))
+            if not all(differs):
+                ids, params, kept = (list(compress(item, differs)) for item in (ids, params, kept))
+            legacies = map(add, map(str.removesuffix, ids, params), kept)
         variants = dict(zip(ids, legacies, strict=True))
         if self.variants:
             self.variants.update(variants)
