@@ -191,12 +191,15 @@ def _record_legacy(result: ParseResult, variants: dict[str, str]) -> None:
 @dataclass
 class _Session:
     progress: dict[str, TestStatus] = field(default_factory=dict)
-    summary: list[tuple[str, TestStatus]] = field(default_factory=list)
+    # The summary lines in log order: their ids and statuses (two lists: no pair is made
+    # for a line until a merge needs it).
+    summary_ids: list[str] = field(default_factory=list)
+    summary_statuses: list[TestStatus] = field(default_factory=list)
     summary_has_pass: bool = False
 
     def empty(self) -> bool:
         """Whether the session saw no result at all."""
-        return not self.progress and not self.summary
+        return not self.progress and not self.summary_ids
 
     def add_progress(self, ids: list[str], statuses: list[TestStatus]) -> None:
         """Progress lines in log order (a later line of a test wins, but never turns a
@@ -217,14 +220,14 @@ class _Session:
         if self.empty():
             return
         result.parsed_anything = True
-        progress, summary = self.progress, self.summary
+        progress = self.progress
         if self.summary_has_pass:  # only skips are taken from the progress lines
             skipped = map(is_, progress.values(), repeat(TestStatus.SKIPPED))
             final: dict[str, TestStatus] = dict(compress(progress.items(), skipped))
         else:
             final = dict(progress)
-        entries = len(final) + len(summary)
-        final.update(summary)
+        entries = len(final) + len(self.summary_ids)
+        final.update(zip(self.summary_ids, self.summary_statuses, strict=True))
         statuses = result.statuses
         # (``isdisjoint`` walks its argument, whatever the size of the view: an empty
         # ``statuses`` is asked first.)
@@ -257,7 +260,8 @@ class _Session:
         else:
             entries = list(self.progress.items())
         final: dict[str, TestStatus] = {}
-        for test_id, status in entries + self.summary:
+        entries += zip(self.summary_ids, self.summary_statuses, strict=True)
+        for test_id, status in entries:
             if status in FAILING:
                 statuses[test_id] = final[test_id] = status
                 continue
@@ -461,7 +465,8 @@ class _Reader:
             ids = list(map(itemgetter(0), kept))
             words = list(map(itemgetter(1), kept))
         session = self.session
-        session.summary += zip(ids, map(_STATUS.__getitem__, words), strict=True)
+        session.summary_ids += ids
+        session.summary_statuses += map(_STATUS.__getitem__, words)
         session.summary_has_pass |= "PASSED" in words
 
     def header(self, line: str, title: str) -> str:
