@@ -257,35 +257,39 @@ class _TapState:
         return True
 
     def top_level_run(self, tests: list[tuple[str, ...]]) -> None:
-        """Consecutive top-level test lines of a stream without subtests (as
-        ``_TOP_TEST_LINES`` reads them). When they are numbered in sequence they are all
-        accepted at once (a line with a directive or an escape is named as usual), else
-        they are read one by one."""
+        """Consecutive top-level test lines of a stream without subtests, as
+        ``_TOP_TEST_LINES`` reads them (negation, number, description) or, for raw ids,
+        ``_TOP_RAW_TEST_LINES`` (negation, the text after ``ok``, number, description).
+        When they are numbered in sequence they are all accepted at once (a line with a
+        directive or an escape is named as usual), else they are read one by one."""
+        raw = self.raw
+        number, text = (2, 3) if raw else (1, 2)
         level = self.levels[0]
-        numbers = list(map(itemgetter(2), tests))
+        numbers = list(map(itemgetter(number), tests))
         first = level.last + 1
         if (
             level.tentative is not None
             or "" in numbers
             or list(map(int, numbers)) != list(range(first, first + len(numbers)))
         ):
-            for negated, rest, digits, description in tests:
-                line = ("not ok" if negated else "ok") + rest
+            for test in tests:
+                negated, digits, description = test[0], test[number], test[text]
+                line = ("not ok" if negated else "ok") + test[1] if raw else ""
                 self._test_line(line, 0, (negated or None, digits or None, description))
             return
         statuses = list(map(_LINE_STATUS.__getitem__, map(itemgetter(0), tests)))
-        if self.raw:
+        if raw:
             ids = [test[1][1:] for test in tests]
             odd = [index for index, test in enumerate(tests) if "#" in test[3]]
         else:
-            ids = [test[3].strip().removeprefix("- ") for test in tests]
+            ids = [test[2].strip().removeprefix("- ") for test in tests]
             if "-" in ids:
                 ids = ["" if test_id == "-" else test_id for test_id in ids]
-            odd = [index for index, test in enumerate(tests) if "#" in test[3] or "\\" in test[3]]
+            odd = [index for index, test in enumerate(tests) if "#" in test[2] or "\\" in test[2]]
         for index in odd:  # a directive, or an escape: named line by line
-            negated, rest, _, description = tests[index]
-            line = ("not ok" if negated else "ok") + rest
-            ids[index], statuses[index] = self._identify(line, bool(negated), description)
+            test = tests[index]
+            line = ("not ok" if test[0] else "ok") + test[1] if raw else ""
+            ids[index], statuses[index] = self._identify(line, bool(test[0]), test[text])
         entries = list(zip(ids, statuses, strict=True))
         if "" in ids:
             entries = [entry for entry in entries if entry[0]]
@@ -303,9 +307,14 @@ class _TapState:
 # column 0 can be tests there (a YAML block never hides one), and of the other lines only
 # a version, a plan, a fail count and a bail out change anything. Patterns never cross a
 # line (``{L}`` is ``\s`` within one).
-# Groups: negation, the text after ``ok``, the number (if any), the description.
+# Groups: negation, the number (if any), the description; for raw ids also the text after
+# ``ok`` (negation, that text, number, description). No part gives back what it matched
+# (possessive): the character after a shorter one could never be what follows.
 _TOP_TEST_LINES = TwoWayPattern(
-    r"\n(not )?ok(?=[{L}]|$)((?:[{L}]+(\d+)(?=[{L}]|$))?([^\n]*))", re.MULTILINE
+    r"\n(not )?ok(?=[{L}]|$)(?:[{L}]++(\d++)(?=[{L}]|$))?([^\n]*+)", re.MULTILINE
+)
+_TOP_RAW_TEST_LINES = TwoWayPattern(
+    r"\n(not )?ok(?=[{L}]|$)((?:[{L}]++(\d++)(?=[{L}]|$))?([^\n]*+))", re.MULTILINE
 )
 _LINE_STATUS = {"": PASSED, "not ": FAILED}
 _TOP_OTHER_LINES = TwoWayPattern(
@@ -321,7 +330,8 @@ def _read_flat(state: _TapState, text: str) -> None:
     """Read a stream without subtests (see ``_TOP_TEST_LINES``)."""
     text = visible_text(text)
     pos = 0
-    others, lines = _TOP_OTHER_LINES.of(text), _TOP_TEST_LINES.of(text)
+    others = _TOP_OTHER_LINES.of(text)
+    lines = (_TOP_RAW_TEST_LINES if state.raw else _TOP_TEST_LINES).of(text)
     for other in others.finditer(text):
         tests = lines.findall(text, pos, other.start())
         if tests:
