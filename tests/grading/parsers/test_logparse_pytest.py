@@ -275,3 +275,62 @@ def test_legacy_ids_of_odd_parameters_are_those_of_each_node_id() -> None:
     assert result.statuses["ü/t.py:None:test_ü"] == "failed"
     assert result.statuses["t.py:None:test_p[a-b]"] == "passed"
     assert len(expected) == 6
+
+
+def test_legacy_ids_when_the_official_pattern_keeps_no_parameters() -> None:
+    """Every node id read whole up to its parameters, and no parameters read whole (the
+    legacy id is the official id without them): also where a legacy id is another test's
+    own id, or two tests share one (a failure wins, as for any id)."""
+    from polybench.grading.parsers import get_parser
+    from polybench.grading.parsers.pytest_log import legacy_official_id, official_id
+
+    lines = [
+        ("t.py::test_a[x y]", "PASSED"),
+        ("t.py::test_b", "PASSED"),
+        ("t.py::TestC::test_c[p q]", "FAILED"),
+        ("t.py::test_d[1 2]", "SKIPPED"),
+        ("t.py::test_e", "PASSED"),
+        ("t.py::test_e[a b]", "FAILED"),
+        ("t.py::test_f[a b]", "PASSED"),
+        ("t.py::test_f[c d]", "FAILED"),
+    ]
+    log = "==== test session starts ====\n" + "".join(f"{n} {s} [ 50%]\n" for n, s in lines)
+    result = get_parser("pytest_or_unittest")(log)
+    expected = {}
+    for node, _ in lines:
+        proper, legacy = official_id(node), legacy_official_id(node)
+        assert proper is not None and legacy is not None
+        if legacy != proper:
+            expected[proper] = legacy
+    assert result.official_ids == expected
+    assert len(expected) == 6
+    assert result.aliases == {"t.py:None:test_a", "t.py:TestC:test_c", "t.py:None:test_d",
+                              "t.py:None:test_f"}  # fmt: skip
+    assert result.statuses["t.py:None:test_a"] == "passed"
+    assert result.statuses["t.py:TestC:test_c"] == "failed"
+    assert result.statuses["t.py:None:test_d"] == "skipped"
+    assert result.statuses["t.py:None:test_e"] == "failed"  # the test's own id, and failed
+    assert result.statuses["t.py:None:test_f"] == "failed"
+    assert [test_id for test_id, _ in result.occurrences] == [
+        official_id(node) for node, _ in lines
+    ]
+
+
+def test_parameters_run_to_the_bracket_the_rest_of_the_line_allows() -> None:
+    log = (
+        "==== test session starts ====\n"
+        "t.py::test_f[a] b] PASSED [ 25%]\n"
+        "t.py::test_g[x]] FAILED [ 50%]\n"
+        "t.py::TestK::test_h[[y] PASSED [ 75%]\n"
+        "t.py::test_i[a] PASSED] PASSED [100%]\n"
+        "==== short test summary info ====\n"
+        "FAILED t.py::test_g[x]] - assert ]\n"
+        "FAILED t.py::test_j[a - b] - boom\n"
+    )
+    assert run("pytest", log) == {
+        "t.py:None:test_f[a] b]": "passed",
+        "t.py:None:test_g[x]]": "failed",
+        "t.py:TestK:test_h[[y]": "passed",
+        "t.py:None:test_i[a] PASSED]": "passed",  # "PASSED]" is no status word
+        "t.py:None:test_j[a - b]": "failed",
+    }
