@@ -152,3 +152,17 @@ def test_off_the_main_thread_nothing_is_held_and_writes_work(tmp_path: Path) -> 
     worker.join()
     assert inside == [before]
     assert target.read_text() == "{}"
+
+
+def test_a_handler_set_outside_python_is_left_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ``signal.getsignal`` gives None for a handler installed by C code (an embedding
+    # application); it could not be put back, so nothing is swapped.
+    swapped: list[object] = []
+    monkeypatch.setattr("polybench.interrupts.signal.getsignal", lambda signum: None)
+    monkeypatch.setattr("polybench.interrupts.signal.signal", lambda *args: swapped.append(args))
+    target = tmp_path / "result.json"
+    atomic_write_text(target, "{}")
+    assert target.read_text() == "{}"
+    assert swapped == []
