@@ -157,23 +157,39 @@ def test_argv_is_passed_unchanged_and_cwd_is_honoured(sandbox: Sandbox) -> None:
     assert result.output.strip().endswith("/pkg")
 
 
-def test_timeout_kills_the_whole_process_tree(sandbox: Sandbox) -> None:
-    late = f"{sandbox.scratch_dir}/late.txt"
-    result = sandbox.exec(f"(sleep 2; echo late > {late}) & sleep 600", timeout=1)
-    assert result.timed_out and result.exit_code is None
-    time.sleep(2.5)
-    with pytest.raises(FileNotFoundError):
+def _wait_then_write(go: str, late: str) -> str:
+    """A job that writes ``late`` once ``go`` exists: it outlives any deadline however
+    slow the machine, until the test makes ``go``."""
+    return f"(until [ -e {go} ]; do sleep 0.05; done; echo late > {late})"
+
+
+def _still_writes(sandbox: Sandbox, go: str, late: str) -> bool:
+    """Make ``go``, give a surviving job time to write ``late``, and say whether it did."""
+    sandbox.write_file(go, "")
+    time.sleep(2)
+    try:
         sandbox.read_file(late)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def test_timeout_kills_the_whole_process_tree(sandbox: Sandbox) -> None:
+    go, late = f"{sandbox.scratch_dir}/go", f"{sandbox.scratch_dir}/late.txt"
+    result = sandbox.exec(f"{_wait_then_write(go, late)} & sleep 600", timeout=1)
+    assert result.timed_out and result.exit_code is None
+    assert not _still_writes(sandbox, go, late)
     assert sandbox.exec("echo still usable").output == "still usable\n"
+    # Control: the same job, run to its end, writes the file the check looks for.
+    assert sandbox.exec(_wait_then_write(go, late), timeout=60).ok
+    assert sandbox.read_file(late) == b"late\n"
 
 
 def test_processes_left_behind_die_with_the_command(sandbox: Sandbox) -> None:
-    late = f"{sandbox.scratch_dir}/orphan.txt"
-    result = sandbox.exec(f"(sleep 2; echo late > {late}) >/dev/null 2>&1 & echo started")
+    go, late = f"{sandbox.scratch_dir}/go", f"{sandbox.scratch_dir}/orphan.txt"
+    result = sandbox.exec(f"{_wait_then_write(go, late)} >/dev/null 2>&1 & echo started")
     assert result.ok and result.output == "started\n"
-    time.sleep(3)
-    with pytest.raises(FileNotFoundError):
-        sandbox.read_file(late)
+    assert not _still_writes(sandbox, go, late)
 
 
 def test_output_is_capped_keeping_head_and_tail(make_sandbox: MakeSandbox) -> None:
