@@ -11,7 +11,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +36,34 @@ def test_written_files_follow_the_umask(tmp_path: Path, umask: int, mode: int) -
     assert target.read_text() == "{}"
 
 
+def _names(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def _disk_full(fd: int) -> None:
+    raise OSError(28, "No space left on device")
+
+
+def _interrupting(func: Callable[..., Any], *, first: bool) -> Callable[..., Any]:
+    """``func`` that also raises SIGINT, before (``first``) or after it has run."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if first:
+            signal.raise_signal(signal.SIGINT)
+        result = func(*args, **kwargs)
+        if not first:
+            signal.raise_signal(signal.SIGINT)
+        return result
+
+    return call
+
+
 def test_a_rewrite_replaces_the_whole_file(tmp_path: Path) -> None:
     target = tmp_path / "report.json"
     atomic_write_text(target, "a much longer first version\n")
     atomic_write_text(target, "short\n")
     assert target.read_text() == "short\n"
-    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
+    assert _names(tmp_path) == ["report.json"]
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_temporary(
@@ -49,15 +71,11 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(
 ) -> None:
     target = tmp_path / "report.json"
     atomic_write_text(target, "old\n")
-
-    def disk_full(fd: int) -> None:
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr("polybench.atomic.os.fsync", disk_full)
+    monkeypatch.setattr("polybench.atomic.os.fsync", _disk_full)
     with pytest.raises(OSError, match="No space left"):
         atomic_write_bytes(target, b"new")
     assert target.read_text() == "old\n"
-    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
+    assert _names(tmp_path) == ["report.json"]
 
 
 @pytest.fixture
@@ -70,10 +88,6 @@ def sigint_raises() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-def _names(folder: Path) -> list[str]:
-    return sorted(p.name for p in folder.iterdir())
-
-
 @pytest.mark.usefixtures("sigint_raises")
 def test_an_interrupt_just_after_the_temporary_is_made_lands_after_the_write(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -82,13 +96,7 @@ def test_an_interrupt_just_after_the_temporary_is_made_lands_after_the_write(
     # the moment the temporary file exists and before anything knows its name.
     target = tmp_path / "worker.json"
     atomic_write_text(target, "old\n")
-    real_mkstemp = tempfile.mkstemp
-
-    def mkstemp_then_interrupt(*args: Any, **kwargs: Any) -> tuple[int, str]:
-        made = real_mkstemp(*args, **kwargs)
-        signal.raise_signal(signal.SIGINT)
-        return made
-
+    mkstemp_then_interrupt = _interrupting(tempfile.mkstemp, first=False)
     monkeypatch.setattr("polybench.atomic.tempfile.mkstemp", mkstemp_then_interrupt)
     with pytest.raises(KeyboardInterrupt):
         atomic_write_text(target, "new\n")
@@ -102,17 +110,8 @@ def test_an_interrupt_during_the_clean_up_of_a_failed_write_still_removes_the_te
 ) -> None:
     target = tmp_path / "worker.json"
     atomic_write_text(target, "old\n")
-    real_unlink = os.unlink
-
-    def disk_full(fd: int) -> None:
-        raise OSError(28, "No space left on device")
-
-    def interrupt_then_unlink(path: str) -> None:
-        signal.raise_signal(signal.SIGINT)
-        real_unlink(path)
-
-    monkeypatch.setattr("polybench.atomic.os.fsync", disk_full)
-    monkeypatch.setattr("polybench.atomic.os.unlink", interrupt_then_unlink)
+    monkeypatch.setattr("polybench.atomic.os.fsync", _disk_full)
+    monkeypatch.setattr("polybench.atomic.os.unlink", _interrupting(os.unlink, first=True))
     with pytest.raises(KeyboardInterrupt) as raised:
         atomic_write_bytes(target, b"new")
     assert isinstance(raised.value.__context__, OSError)  # the failure is not hidden
