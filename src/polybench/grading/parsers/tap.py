@@ -274,7 +274,7 @@ class _TapState:
         ):
             for test in tests:
                 negated, digits, description = test[0], test[number], test[text]
-                line = ("not ok" if negated else "ok") + test[1] if raw else ""
+                line = _raw_line(test) if raw else ""
                 self._test_line(line, 0, (negated or None, digits or None, description))
             return
         statuses = list(map(_LINE_STATUS.__getitem__, map(itemgetter(0), tests)))
@@ -288,7 +288,7 @@ class _TapState:
             odd = [index for index, test in enumerate(tests) if "#" in test[2] or "\\" in test[2]]
         for index in odd:  # a directive, or an escape: named line by line
             test = tests[index]
-            line = ("not ok" if test[0] else "ok") + test[1] if raw else ""
+            line = _raw_line(test) if raw else ""
             ids[index], statuses[index] = self._identify(line, bool(test[0]), test[text])
         entries = list(zip(ids, statuses, strict=True))
         if "" in ids:
@@ -317,6 +317,14 @@ _TOP_RAW_TEST_LINES = TwoWayPattern(
     r"\n(not )?ok(?=[{L}]|$)((?:[{L}]++(\d++)(?=[{L}]|$))?([^\n]*+))", re.MULTILINE
 )
 _LINE_STATUS = {"": PASSED, "not ": FAILED}
+
+
+def _raw_line(test: tuple[str, ...]) -> str:
+    """The test line a ``_TOP_RAW_TEST_LINES`` match was read from (only raw ids need it:
+    otherwise the line is never looked at)."""
+    return ("not ok" if test[0] else "ok") + test[1]
+
+
 _TOP_OTHER_LINES = TwoWayPattern(
     r"\n((?:(?![ \t])[{L}]+)?TAP version \d+[{L}]*"
     r"|(?:(?![ \t])[{L}]+)?1\.\.\d+[{L}]*(?:#[^\n]*)?"
