@@ -20,8 +20,11 @@ asked for, this times:
   second time, armed, so expect about twice the bare command there).
 
 * **whole run**: one ``polybench eval`` of every instance chosen (``--workers 1``,
-  canaries off) against the sum of the bare commands of every instance timed right
-  before or after it (the order alternates by round), so that the two meet the same load.
+  canaries off; the default ``--prepare-ahead 1`` prepares the next instance while the
+  tests of one run, one test command at a time) against the sum of the bare commands of
+  every instance timed right before or after it, so that the two meet the same load; and
+  the same run with ``--prepare-ahead 0`` (each instance prepared only after the last
+  one ended). The three take turns going first, round by round.
 
 Rounds alternate which of the two goes first, so both meet the same machine load. The
 caches (clones, environments, images) are warmed first and not timed. A bare command on
@@ -68,13 +71,15 @@ BASELINES = {
 }
 
 
-def _cli(backend: str, ids: list[str], out: Path, canaries: bool) -> float:
-    """Wall seconds of one ``polybench eval`` subprocess (it must resolve every instance)."""
+def _cli(backend: str, ids: list[str], out: Path, canaries: bool, ahead: int = 1) -> float:
+    """Wall seconds of one ``polybench eval`` subprocess (it must resolve every instance);
+    ``ahead`` is its ``--prepare-ahead`` (1, the default: the next instance is prepared
+    while the tests of one run)."""
     argv = [
         sys.executable, "-m", "polybench", "eval", "--dataset", "mini", "--predictions",
         "gold", "--instance-ids", ",".join(ids), "--workers", "1", "--backend", backend,
         "--canaries", "on" if canaries else "off", "--run-id", uuid.uuid4().hex[:12],
-        "--output-dir", str(out),
+        "--output-dir", str(out), "--prepare-ahead", str(ahead),
     ]  # fmt: skip
     if backend == "docker":
         argv += ["--base-source", BASE_SOURCE[0]]
@@ -144,6 +149,15 @@ def _interleaved(
     return a, second()
 
 
+def _rotated(runs: list[Callable[[], float]], round_: int) -> list[float]:
+    """Each of ``runs`` once, starting at a different one each round; in their order."""
+    seconds = [0.0] * len(runs)
+    for step in range(len(runs)):
+        which = (round_ + step) % len(runs)
+        seconds[which] = runs[which]()
+    return seconds
+
+
 def _row(label: str, bare: list[float], cli: list[float]) -> str:
     b, c = statistics.median(bare), statistics.median(cli)
     return f"| {label} | {b:.2f} | {c:.2f} | {c - b:+.2f} | {c / b:.2f}x |"
@@ -161,6 +175,7 @@ def measure(
     per: dict[str, tuple[list[float], list[float], list[float]]] = {i: ([], [], []) for i in ids}
     whole_bare: list[float] = []
     whole_cli: list[float] = []
+    whole_alone: list[float] = []
     for round_ in range(repeat):
         swap = round_ % 2 == 1
         for instance in instances:
@@ -179,15 +194,20 @@ def measure(
                 f"[{backend}] {instance.instance_id}: bare {bare:.2f}s, CLI {cli:.2f}s",
                 file=sys.stderr,
             )
-        bare_sum, run_cli = _interleaved(
-            lambda: sum(bare_seconds(backend, i, scratch / "sbx") for i in instances),
-            lambda: _cli(backend, ids, scratch / "runs", False),
-            swap,
+        bare_sum, run_cli, run_alone = _rotated(
+            [
+                lambda: sum(bare_seconds(backend, i, scratch / "sbx") for i in instances),
+                lambda: _cli(backend, ids, scratch / "runs", False),
+                lambda: _cli(backend, ids, scratch / "runs", False, ahead=0),
+            ],
+            round_,
         )
         whole_bare.append(bare_sum)
         whole_cli.append(run_cli)
+        whole_alone.append(run_alone)
         print(
-            f"[{backend}] whole run: bare sum {bare_sum:.2f}s, CLI {run_cli:.2f}s",
+            f"[{backend}] whole run: bare sum {bare_sum:.2f}s, CLI {run_cli:.2f}s, "
+            f"CLI --prepare-ahead 0 {run_alone:.2f}s",
             file=sys.stderr,
         )
     lines = [
@@ -204,6 +224,7 @@ def measure(
     whole = statistics.median(whole_cli) / statistics.median(whole_bare)
     lines += [
         _row(f"**whole run ({len(ids)} instances, one `polybench eval`)**", whole_bare, whole_cli),
+        _row("whole run, `--prepare-ahead 0` (one instance at a time)", whole_bare, whole_alone),
         "",
         f"per-instance CLI ratio: median {statistics.median(ratios):.2f}x "
         f"(min {min(ratios):.2f}x, max {max(ratios):.2f}x); whole run {whole:.2f}x; "

@@ -97,12 +97,15 @@ def test_errors_that_are_not_retried_stay(tmp_path: Path) -> None:
 
 
 def _plan(tmp_path: Path, count: int) -> RunPlan:
+    """One worker, one instance at a time (no instance prepared ahead)."""
     instances = [_instance(n) for n in range(count)]
     predictions = {
         i.instance_id: Prediction(instance_id=i.instance_id, model_patch=f"p{i.instance_id}")
         for i in instances
     }
-    return RunPlan("r", tmp_path / "run", instances, PredictionSet(predictions, [], "test"))
+    return RunPlan(
+        "r", tmp_path / "run", instances, PredictionSet(predictions, [], "test"), prepare_ahead=0
+    )
 
 
 def test_the_collector_turns_a_dead_output_directory_into_a_clear_error(tmp_path: Path) -> None:

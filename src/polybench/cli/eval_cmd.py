@@ -127,6 +127,13 @@ def eval_command(
     ] = None,
     output_dir: OutputDirOption = Path("polybench_runs"),
     workers: Annotated[int, typer.Option(min=1, help="Instances evaluated in parallel.")] = 2,
+    prepare_ahead: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Instances prepared (sandbox, patch) while others' tests run; 0: none.",
+        ),
+    ] = 1,
     instance_ids: InstanceIdsOption = None,
     timeout: Annotated[
         float, typer.Option(help="Wall-clock seconds for one instance's test command.")
@@ -220,6 +227,7 @@ def eval_command(
             run_id=run_id,
             output_dir=output_dir,
             workers=workers,
+            prepare_ahead=prepare_ahead,
             instance_ids=instance_ids,
             timeout=timeout,
             backend=choice.backend,

@@ -83,6 +83,9 @@ class EvalConfig(BaseModel):
     run_id: str | None = None
     output_dir: Path = Path("polybench_runs")
     workers: int = Field(2, ge=1)
+    """Instances whose tests run at once."""
+    prepare_ahead: int = Field(default=1, ge=0)
+    """Local executor: instances prepared while others' tests run (0: none)."""
     instance_ids: list[str] | None = None
     timeout: float = DEFAULT_TIMEOUT_SECONDS
     backend: str = "local"
@@ -239,7 +242,7 @@ def evaluate(
     run_id = config.run_id or datetime.now().strftime("%Y%m%d-%H%M%S")
     run_dir = (config.output_dir / run_id).expanduser().resolve()
     plan = RunPlan(run_id, run_dir, instances, predictions, force=config.force,
-                   workers=config.workers)  # fmt: skip
+                   workers=config.workers, prepare_ahead=config.prepare_ahead)  # fmt: skip
     repo_dir = repo_dir_for(config.dataset, config.repo_dir)
     settings = provider_settings(config, repo_dir, plan.sandboxes_dir)
     problems = get_backend(config.backend).self_check(settings)
@@ -278,6 +281,7 @@ def evaluate(
             plan,
             dataset=config.dataset if isinstance(config.dataset, str) else "given in Python",
             workers=config.workers,
+            prepare_ahead=config.prepare_ahead if config.executor == "local" else None,
             executor=config.executor,
             ray_address=config.ray_address,
             backend=config.backend,

@@ -19,6 +19,8 @@ import secrets
 import shutil
 import time
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
@@ -40,6 +42,7 @@ from polybench.runner.artifacts import DEAD_DISK_ERRNOS, InstanceArtifacts
 from polybench.runner.canary_run import CanaryState, canary_run
 from polybench.runner.phase import inspect_checkout
 from polybench.runner.probe_cache import ProbeCache
+from polybench.runner.slots import TestSlots
 from polybench.runner.spec import InstanceSpec, SpecError, build_spec
 from polybench.runner.steps import (
     Preparation,
@@ -122,9 +125,21 @@ class _Timer:
     timings: dict[str, float] = field(default_factory=dict)
     tests_started: bool = False
     """Whether code under test has run yet (the graded or the canary run started)."""
+    waits: list[tuple[float, float]] = field(default_factory=list)
+    """When the instance waited for a test slot: no step's time, kept as ``waiting``."""
 
     def measure(self, name: str, started: float) -> None:
-        self.timings[name] = round(self.timings.get(name, 0.0) + time.monotonic() - started, 3)
+        """Add the seconds since ``started`` to ``name``, less any wait for a test slot."""
+        now = time.monotonic()
+        waited = sum(min(end, now) - max(begin, started) for begin, end in self.waits
+                     if end > started and begin < now)  # fmt: skip
+        self.timings[name] = round(self.timings.get(name, 0.0) + now - started - waited, 3)
+
+    def waited(self, started: float) -> None:
+        """The instance waited for a test slot from ``started`` until now."""
+        now = time.monotonic()
+        self.waits.append((started, now))
+        self.timings["waiting"] = round(self.timings.get("waiting", 0.0) + now - started, 3)
 
     def start_tests(self) -> None:
         """Code under test starts now (the harness wrote everything it writes before)."""
@@ -225,6 +240,20 @@ class InstanceRunner:
         self.provider = provider
         self.settings = settings or RunSettings()
         self._probes = ProbeCache(self.settings.probe_cache)
+        self.test_slots: TestSlots | None = None
+        """Shared by the workers of a run that prepares instances ahead: the tests of an
+        instance run only while it holds a slot (see :mod:`polybench.runner.slots`)."""
+
+    @contextmanager
+    def _test_slot(self, timer: _Timer) -> Iterator[None]:
+        """Hold a test slot (when the run has them) while code under test runs."""
+        if self.test_slots is None:
+            yield
+            return
+        started = time.monotonic()
+        with self.test_slots.held():
+            timer.waited(started)
+            yield
 
     def run(
         self, instance: Instance, prediction: Prediction, artifacts: InstanceArtifacts
@@ -367,7 +396,8 @@ class InstanceRunner:
             self._checkout(ready, spec, patch, texts, probe)
 
         def run_in(ready: ReadySandbox, texts: dict[str, str], prepared: bool) -> TestRun:
-            return self._run(ready, spec, texts, probe, timer, prepared)
+            with self._test_slot(timer):
+                return self._run(ready, spec, texts, probe, timer, prepared)
 
         canary_run(
             spec,
@@ -561,10 +591,11 @@ class InstanceRunner:
             texts = state.arming_for(ready, spec).originals
         timer.measure("apply", started)
 
-        started = time.monotonic()
         log.debug("%s: patch applied by %s; running the tests", spec.instance_id, admission.method)
-        run = self._run(ready, spec, texts, probe, timer, prepared=known)
-        timer.measure("tests", started)
+        with self._test_slot(timer):
+            started = time.monotonic()
+            run = self._run(ready, spec, texts, probe, timer, prepared=known)
+            timer.measure("tests", started)
         artifacts.write_text("eval.sh", run.script)
         artifacts.write_text("test_output.txt", run.executed.output)
         if run.executed.stdout is not None:

@@ -68,6 +68,7 @@ class RunMetadata(BaseModel):
     predictions_source: str | None = None
     dataset: str | None = None
     workers: int | None = None
+    prepare_ahead: int | None = None
     executor: str | None = None
     ray_address: str | None = None
     backend: str | None = None

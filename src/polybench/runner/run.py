@@ -26,6 +26,7 @@ from polybench.interrupts import ctrl_c_held
 from polybench.runner.artifacts import DEAD_DISK_ERRNOS, InstanceArtifacts
 from polybench.runner.instance import InstanceRunner, patch_digest
 from polybench.runner.records import RunMetadata, write_metadata
+from polybench.runner.slots import TestSlots
 from polybench.sandbox.cancel import Cancelled, cancel_all
 from polybench.seal import read_sealed, write_sealed
 
@@ -57,6 +58,10 @@ class RunPlan:
     force: bool = False
     workers: int = 1
     max_attempts: int = 2
+    prepare_ahead: int = 1
+    """Local executor: instances prepared (sandbox, patch, tests' install) while
+    ``workers`` others run their tests; their own tests wait for a free test slot
+    (:mod:`polybench.runner.slots`). 0: each worker does one instance at a time."""
     warnings: list[str] = field(default_factory=list)
     """Said before the run starts (say, that its sandboxes are not isolated)."""
 
@@ -349,7 +354,10 @@ class Runner:
         if self.on_start:
             self.on_start(len(todo), len(outcome.reused))
         collector = ResultCollector(plan, outcome, self.on_result)
-        workers = max(1, plan.workers)
+        testing = max(1, plan.workers)
+        workers = testing + max(0, plan.prepare_ahead)
+        slots = TestSlots(testing) if workers > testing else None
+        self.instance_runner.test_slots = slots
         pool = ThreadPoolExecutor(max_workers=workers)
         waiting = iter(todo)
         running: dict[Future[InstanceResult], Instance] = {}
@@ -371,12 +379,18 @@ class Runner:
         except OutputDirectoryError:
             # Nothing more can be recorded: let what runs fail and clean up, so that no
             # writer is left in the run folder when the caller hears.
+            if slots is not None:
+                slots.close()
             pool.shutdown(wait=True, cancel_futures=True)
             raise
         except KeyboardInterrupt:
+            if slots is not None:
+                slots.close()  # what is prepared but not testing yet stops, unrecorded
             self._wind_down(pool, running, collector)
             finish_run(plan, outcome, started)
             raise RunInterrupted(outcome) from None
+        finally:
+            self.instance_runner.test_slots = None
         pool.shutdown()
         finish_run(plan, outcome, started)
         return outcome
