@@ -223,7 +223,9 @@ class _Session:
         progress = self.progress
         if self.summary_has_pass:  # only skips are taken from the progress lines
             skipped = map(is_, progress.values(), repeat(TestStatus.SKIPPED))
-            final: dict[str, TestStatus] = dict(compress(progress.items(), skipped))
+            final: dict[str, TestStatus] = dict.fromkeys(
+                compress(progress, skipped), TestStatus.SKIPPED
+            )
         else:
             final = dict(progress)
         entries = len(final) + len(self.summary_ids)
