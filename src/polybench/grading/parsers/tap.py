@@ -124,9 +124,9 @@ class _TapState:
     def feed(self, line: str) -> None:
         """Read one line of the stream."""
         body = line.lstrip(" \t")
-        indent = len(line) - len(body)
         if not body:
             return
+        indent = len(line) - len(body)
         first = body[0]
         announced = self.announced
         if announced is not None:
@@ -134,6 +134,20 @@ class _TapState:
             if indent != announced or first not in "on":
                 self.levels[announced + 4] = _Level()
                 announced = None
+        # Each kind of line starts with its own character (white space aside): comments
+        # and subtests first (most lines of a stream with subtests), then test lines.
+        if first == "#":
+            self.last_test_indent = None
+            if body.startswith("# Subtest: ") or ("Subtest" in body and _SUBTEST.match(body)):
+                levels = self.levels
+                if max(levels) > indent:
+                    self.close_deeper(indent)
+                if indent not in levels:
+                    levels[indent] = _Level()
+                self.announced = indent
+            elif indent == 0 and "fail" in body and (count := _FAIL_COUNT.match(body)) is not None:
+                self.result.report(Tally(failed=int(count.group(1))))
+            return
         # Only a line starting with '-' or white space can be blank or a "---".
         if first == "-" or first.isspace():
             stripped = body.strip()
@@ -165,18 +179,6 @@ class _TapState:
                 read = False
             if announced is not None and not read:
                 self.levels[announced + 4] = _Level()
-            return
-        # Each other kind of line starts with its own character (white space aside).
-        if first == "#":
-            if body.startswith("# Subtest: ") or ("Subtest" in body and _SUBTEST.match(body)):
-                levels = self.levels
-                if max(levels) > indent:
-                    self.close_deeper(indent)
-                if indent not in levels:
-                    levels[indent] = _Level()
-                self.announced = indent
-            elif indent == 0 and "fail" in body and (count := _FAIL_COUNT.match(body)) is not None:
-                self.result.report(Tally(failed=int(count.group(1))))
             return
         if indent == 0 and (first == "T" or first.isspace()) and _VERSION.match(line):
             self.reset()
