@@ -190,9 +190,15 @@ def test_ctrl_c_stops_a_prepared_instance_before_its_tests_and_records_it_not(
     no sandbox behind."""
     held = _HeldTests()
     provider = _provider(repo, tmp_path / "boxes", held)
+    said_running: list[int] = []
+
+    def on_interrupt(running: int) -> None:
+        said_running.append(running)
+        held.let_go.set()
+
     runner = Runner(
         InstanceRunner(provider, RunSettings(timeout=30, canaries=False)),
-        on_interrupt=lambda _running: held.let_go.set(),
+        on_interrupt=on_interrupt,
     )
     plan = _plan(tmp_path, repo[1], 3, ahead=1)
     main = threading.get_ident()
@@ -223,6 +229,7 @@ def test_ctrl_c_stops_a_prepared_instance_before_its_tests_and_records_it_not(
     assert held.started == [tested] and aside is not None  # the prepared one never tested
     assert aside.cleaned and tested.cleaned
     assert len(provider.provided) == 2  # the third never started
+    assert said_running == [1]  # the user hears of the one it waits for
 
 
 def test_a_slot_is_held_by_one_worker_at_a_time() -> None:
@@ -232,7 +239,7 @@ def test_a_slot_is_held_by_one_worker_at_a_time() -> None:
     let_go = threading.Event()
 
     def first() -> None:
-        with slots.held():
+        with slots.held("a"):
             order.append("first in")
             first_in.set()
             let_go.wait(PATIENCE)
@@ -240,7 +247,7 @@ def test_a_slot_is_held_by_one_worker_at_a_time() -> None:
 
     def second() -> None:
         assert first_in.wait(PATIENCE)
-        with slots.held():
+        with slots.held("b"):
             order.append("second in")
 
     threads = [threading.Thread(target=first), threading.Thread(target=second)]
@@ -261,13 +268,13 @@ def test_a_worker_waiting_for_a_slot_is_turned_away(how: str) -> None:
     let_go = threading.Event()
 
     def holder() -> None:
-        with slots.held():
+        with slots.held("a"):
             holding.set()
             let_go.wait(PATIENCE)
 
     def waiter() -> None:
         try:
-            with slots.held():
+            with slots.held("b"):
                 turned_away.append(AssertionError("got a slot"))
         except Cancelled as exc:
             turned_away.append(exc)
@@ -290,6 +297,41 @@ def test_a_worker_waiting_for_a_slot_is_turned_away(how: str) -> None:
     assert [type(exc) for exc in turned_away] == [Cancelled]
     # The slot came back: a new set of slots is not needed for the holder's release.
     assert slots._free.acquire(blocking=False)
+
+
+def test_an_admitted_instance_gets_a_slot_again_after_close() -> None:
+    """An instance whose tests ran once (its canary run) finishes after Ctrl-C; one
+    that never held a slot is turned away."""
+    slots = TestSlots(1)
+    with slots.held("ran"):
+        pass
+    assert slots.close() == frozenset({"ran"})
+    with slots.held("ran"):  # its graded run, after the canary run
+        pass
+    with pytest.raises(Cancelled), slots.held("new"):
+        pass
+    assert slots._free.acquire(blocking=False)  # nothing kept the slot
+
+
+def test_ctrl_c_keeps_the_instance_whose_turn_it_was_and_turns_the_one_ahead_away() -> None:
+    """With the slot free, the oldest unfinished instance (still preparing: say, building
+    its environment) is the one whose turn it was: Ctrl-C waits for it, as for any running
+    instance; the one prepared after it, ahead of its turn, is turned away."""
+    slots = TestSlots(1)
+    assert slots.close(["its turn", "ahead"]) == frozenset({"its turn"})
+    with slots.held("its turn"):
+        pass
+    with pytest.raises(Cancelled), slots.held("ahead"):
+        pass
+
+
+def test_ctrl_c_counts_an_instance_that_already_ran_its_tests_against_the_slots() -> None:
+    slots = TestSlots(1)
+    with slots.held("grading"):  # its tests ran; it is writing its result
+        pass
+    assert slots.close(["grading", "ahead"]) == frozenset({"grading"})
+    with pytest.raises(Cancelled), slots.held("ahead"):
+        pass
 
 
 def test_slots_need_at_least_one() -> None:

@@ -245,13 +245,13 @@ class InstanceRunner:
         instance run only while it holds a slot (see :mod:`polybench.runner.slots`)."""
 
     @contextmanager
-    def _test_slot(self, timer: _Timer) -> Iterator[None]:
+    def _test_slot(self, instance_id: str, timer: _Timer) -> Iterator[None]:
         """Hold a test slot (when the run has them) while code under test runs."""
         if self.test_slots is None:
             yield
             return
         started = time.monotonic()
-        with self.test_slots.held():
+        with self.test_slots.held(instance_id):
             timer.waited(started)
             yield
 
@@ -396,7 +396,7 @@ class InstanceRunner:
             self._checkout(ready, spec, patch, texts, probe)
 
         def run_in(ready: ReadySandbox, texts: dict[str, str], prepared: bool) -> TestRun:
-            with self._test_slot(timer):
+            with self._test_slot(spec.instance_id, timer):
                 return self._run(ready, spec, texts, probe, timer, prepared)
 
         canary_run(
@@ -592,7 +592,7 @@ class InstanceRunner:
         timer.measure("apply", started)
 
         log.debug("%s: patch applied by %s; running the tests", spec.instance_id, admission.method)
-        with self._test_slot(timer):
+        with self._test_slot(spec.instance_id, timer):
             started = time.monotonic()
             run = self._run(ready, spec, texts, probe, timer, prepared=known)
             timer.measure("tests", started)

@@ -380,13 +380,15 @@ class Runner:
             # Nothing more can be recorded: let what runs fail and clean up, so that no
             # writer is left in the run folder when the caller hears.
             if slots is not None:
-                slots.close()
+                slots.close()  # nothing more can be recorded: nothing more starts its tests
             pool.shutdown(wait=True, cancel_futures=True)
             raise
         except KeyboardInterrupt:
-            if slots is not None:
-                slots.close()  # what is prepared but not testing yet stops, unrecorded
-            self._wind_down(pool, running, collector)
+            # What is prepared ahead and never started its tests stops, unrecorded.
+            unfinished = [instance.instance_id for future, instance in running.items()
+                          if not future.done()]  # fmt: skip
+            admitted = slots.close(unfinished) if slots is not None else None
+            self._wind_down(pool, running, collector, admitted)
             finish_run(plan, outcome, started)
             raise RunInterrupted(outcome) from None
         finally:
@@ -409,8 +411,11 @@ class Runner:
         pool: ThreadPoolExecutor,
         futures: dict[Future[InstanceResult], Instance],
         collector: ResultCollector,
+        admitted: frozenset[str] | None = None,
     ) -> None:
-        """After Ctrl-C: start nothing new, wait for what runs (a second Ctrl-C stops it)."""
+        """After Ctrl-C: start nothing new, wait for what runs (a second Ctrl-C stops it).
+        With test slots, only the ``admitted`` instances are said to be waited for: the
+        others stop before their tests (:mod:`polybench.runner.slots`)."""
         for future in futures:
             future.cancel()
         for future, instance in futures.items():
@@ -420,7 +425,8 @@ class Runner:
                 self._collect(collector, instance, future)
         running = [f for f in futures if not f.done() and not f.cancelled()]
         if self.on_interrupt:
-            self.on_interrupt(len(running))
+            waited = [f for f in running if admitted is None or futures[f].instance_id in admitted]
+            self.on_interrupt(len(waited))
         left = set(running)
         try:
             while left:  # waking as the run's loop does, so a second Ctrl-C is seen at once
