@@ -139,16 +139,6 @@ def bare_seconds(backend: str, instance: Instance, work: Path) -> float:
         sandbox.cleanup()
 
 
-def _interleaved(
-    first: Callable[[], float], second: Callable[[], float], swap: bool
-) -> tuple[float, float]:
-    if swap:
-        b = second()
-        return first(), b
-    a = first()
-    return a, second()
-
-
 def _rotated(runs: list[Callable[[], float]], round_: int) -> list[float]:
     """Each of ``runs`` once, starting at a different one each round; in their order."""
     seconds = [0.0] * len(runs)
@@ -177,12 +167,13 @@ def measure(
     whole_cli: list[float] = []
     whole_alone: list[float] = []
     for round_ in range(repeat):
-        swap = round_ % 2 == 1
         for instance in instances:
-            bare, cli = _interleaved(
-                lambda i=instance: bare_seconds(backend, i, scratch / "sbx"),
-                lambda i=instance: _cli(backend, [i.instance_id], scratch / "runs", False),
-                swap,
+            bare, cli = _rotated(
+                [
+                    lambda i=instance: bare_seconds(backend, i, scratch / "sbx"),
+                    lambda i=instance: _cli(backend, [i.instance_id], scratch / "runs", False),
+                ],
+                round_,
             )
             per[instance.instance_id][0].append(bare)
             per[instance.instance_id][1].append(cli)

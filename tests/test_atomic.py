@@ -19,6 +19,7 @@ import pytest
 
 from polybench.atomic import atomic_write_bytes, atomic_write_text
 from polybench.interrupts import ctrl_c_held
+from tests.helpers.ctrl_c import terminal_ctrl_c
 
 
 @pytest.mark.parametrize(
@@ -81,11 +82,8 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(
 @pytest.fixture
 def sigint_raises() -> Iterator[None]:
     """SIGINT raises KeyboardInterrupt here, whatever the test runner set up."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
+    with terminal_ctrl_c():
         yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 @pytest.mark.usefixtures("sigint_raises")

@@ -12,7 +12,8 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ from polybench.runner.run import RunInterrupted, Runner, RunPlan
 from polybench.runner.slots import TestSlots
 from polybench.sandbox.cancel import Cancelled, cancel_all
 from polybench.sandbox.cancel import reset as reset_cancel
+from tests.helpers.ctrl_c import needs_main_thread, terminal_ctrl_c
 from tests.helpers.fake_sandbox import FakeProvider, FakeSandbox, ScriptedRun, is_phase
 from tests.runner.test_pipeline_fast import ALL_PASS, FIX, make_instance, repo  # noqa: F401
 
@@ -177,10 +179,7 @@ def test_without_preparing_ahead_the_next_instance_starts_after_the_first_ended(
     assert "waiting" not in outcome[0].results["acme__calc-1"].timings  # type: ignore[attr-defined]
 
 
-@pytest.mark.skipif(
-    threading.current_thread() is not threading.main_thread(),
-    reason="Ctrl-C is taken by the main thread",
-)
+@needs_main_thread
 def test_ctrl_c_stops_a_prepared_instance_before_its_tests_and_records_it_not(
     repo: tuple[Path, str],  # noqa: F811
     tmp_path: Path,
@@ -212,17 +211,14 @@ def test_ctrl_c_stops_a_prepared_instance_before_its_tests_and_records_it_not(
             held.let_go.set()
 
     presser = threading.Thread(target=press_ctrl_c)
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    presser.start()
-    try:
-        with pytest.raises(RunInterrupted) as stopped:
-            runner.run(plan)
-    finally:
-        held.let_go.set()
-        presser.join()
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        signal.signal(signal.SIGINT, previous)
+    with terminal_ctrl_c():
+        presser.start()
+        try:
+            with pytest.raises(RunInterrupted) as stopped:
+                runner.run(plan)
+        finally:
+            held.let_go.set()
+            presser.join()
     tested, aside = held.started[0], _prepared_aside(provider, held)
     recorded = stopped.value.outcome.results
     assert len(recorded) == 1 and next(iter(recorded.values())).status is Status.RESOLVED
@@ -232,67 +228,66 @@ def test_ctrl_c_stops_a_prepared_instance_before_its_tests_and_records_it_not(
     assert said_running == [1]  # the user hears of the one it waits for
 
 
+@contextmanager
+def _held_elsewhere(slots: TestSlots, instance_id: str, order: list[str]) -> Iterator[None]:
+    """Another worker holds a slot for ``instance_id`` until the block ends (noted in
+    ``order`` as it lets go)."""
+    holding = threading.Event()
+    let_go = threading.Event()
+
+    def hold() -> None:
+        with slots.held(instance_id):
+            holding.set()
+            let_go.wait(PATIENCE)
+            order.append(f"{instance_id} out")
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert holding.wait(PATIENCE)
+        yield
+    finally:
+        let_go.set()
+        holder.join(PATIENCE)
+
+
 def test_a_slot_is_held_by_one_worker_at_a_time() -> None:
     slots = TestSlots(1)
     order: list[str] = []
-    first_in = threading.Event()
-    let_go = threading.Event()
-
-    def first() -> None:
-        with slots.held("a"):
-            order.append("first in")
-            first_in.set()
-            let_go.wait(PATIENCE)
-            order.append("first out")
 
     def second() -> None:
-        assert first_in.wait(PATIENCE)
         with slots.held("b"):
-            order.append("second in")
+            order.append("b in")
 
-    threads = [threading.Thread(target=first), threading.Thread(target=second)]
-    for thread in threads:
-        thread.start()
-    assert first_in.wait(PATIENCE)
-    let_go.set()
-    for thread in threads:
-        thread.join(PATIENCE)
-    assert order == ["first in", "first out", "second in"]
+    waiter = threading.Thread(target=second)
+    with _held_elsewhere(slots, "a", order):
+        waiter.start()
+    waiter.join(PATIENCE)
+    assert order == ["a out", "b in"]
 
 
 @pytest.mark.parametrize("how", ["closed", "run cancelled"])
 def test_a_worker_waiting_for_a_slot_is_turned_away(how: str) -> None:
     slots = TestSlots(1)
     turned_away: list[BaseException] = []
-    holding = threading.Event()
-    let_go = threading.Event()
 
-    def holder() -> None:
-        with slots.held("a"):
-            holding.set()
-            let_go.wait(PATIENCE)
-
-    def waiter() -> None:
+    def wait_for_a_slot() -> None:
         try:
             with slots.held("b"):
                 turned_away.append(AssertionError("got a slot"))
         except Cancelled as exc:
             turned_away.append(exc)
 
-    first = threading.Thread(target=holder)
-    first.start()
-    assert holding.wait(PATIENCE)
-    second = threading.Thread(target=waiter)
-    second.start()
+    waiter = threading.Thread(target=wait_for_a_slot)
     try:
-        if how == "closed":
-            slots.close()
-        else:
-            cancel_all()
-        second.join(PATIENCE)
+        with _held_elsewhere(slots, "a", []):
+            waiter.start()
+            if how == "closed":
+                slots.close()
+            else:
+                cancel_all()
+            waiter.join(PATIENCE)
     finally:
-        let_go.set()
-        first.join(PATIENCE)
         reset_cancel()
     assert [type(exc) for exc in turned_away] == [Cancelled]
     # The slot came back: a new set of slots is not needed for the holder's release.

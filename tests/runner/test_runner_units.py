@@ -39,6 +39,7 @@ from polybench.runner.run import (
     evaluate_instance,
     output_failure,
 )
+from tests.helpers.ctrl_c import needs_main_thread, terminal_ctrl_c
 
 
 def _instance(number: int) -> Instance:
@@ -235,10 +236,7 @@ class _Held:
         )
 
 
-@pytest.mark.skipif(
-    threading.current_thread() is not threading.main_thread(),
-    reason="Ctrl-C is taken by the main thread",
-)
+@needs_main_thread
 def test_ctrl_c_on_a_worker_thread_stops_the_run_while_its_instance_still_runs(
     tmp_path: Path,
 ) -> None:
@@ -263,19 +261,14 @@ def test_ctrl_c_on_a_worker_thread_stops_the_run_while_its_instance_still_runs(
 
     presser = threading.Thread(target=press_ctrl_c)
     runner = Runner(held, on_interrupt=on_interrupt)  # type: ignore[arg-type]
-    # As a terminal's process has it (an earlier test's library may have blocked SIGINT
-    # in this worker; threads made from here on inherit the mask).
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    presser.start()
-    try:
-        with pytest.raises(RunInterrupted) as stopped:
-            runner.run(plan)
-    finally:
-        held.release.set()
-        presser.join()
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        signal.signal(signal.SIGINT, previous)
+    with terminal_ctrl_c():
+        presser.start()
+        try:
+            with pytest.raises(RunInterrupted) as stopped:
+                runner.run(plan)
+        finally:
+            held.release.set()
+            presser.join()
     # Ctrl-C was taken while the first instance was held, and nothing else started.
     assert running_then == [1] and held.calls == 1
     assert list(stopped.value.outcome.results) == ["o__r-0"]
@@ -295,10 +288,7 @@ class _CtrlCInSubmit(run_module.ThreadPoolExecutor):
         return future
 
 
-@pytest.mark.skipif(
-    threading.current_thread() is not threading.main_thread(),
-    reason="Ctrl-C is taken by the main thread",
-)
+@needs_main_thread
 def test_ctrl_c_while_an_instance_is_being_started_leaves_it_seen_and_recorded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -314,14 +304,11 @@ def test_ctrl_c_while_an_instance_is_being_started_leaves_it_seen_and_recorded(
         held.release.set()
 
     runner = Runner(held, on_interrupt=on_interrupt)  # type: ignore[arg-type]
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    try:
-        with pytest.raises(RunInterrupted) as stopped:
-            runner.run(plan)
-    finally:
-        held.release.set()
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        signal.signal(signal.SIGINT, previous)
+    with terminal_ctrl_c():
+        try:
+            with pytest.raises(RunInterrupted) as stopped:
+                runner.run(plan)
+        finally:
+            held.release.set()
     assert running_then == [1] and held.calls == 1
     assert list(stopped.value.outcome.results) == ["o__r-0"]
