@@ -58,6 +58,7 @@ def test_eval_rejects_bad_arguments_with_exit_2(tmp_path: Path) -> None:
         (["--backend-option", "colour=blue"], "colour: Extra inputs are not permitted"),
         (["--rule", "lenient"], "--rule strict|official"),
         (["--canaries", "maybe"], "--canaries on|off"),
+        (["--prepare-ahead", "-1"], "'--prepare-ahead': Input should be greater than or equal"),
     ]
     for extra, message in cases:
         given = extra if "--predictions" in extra else ["--predictions", "gold", *extra]
