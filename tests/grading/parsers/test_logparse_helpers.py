@@ -12,7 +12,7 @@ from polybench.grading.parsers._json_scan import (
     decode_at,
     decode_partial,
 )
-from polybench.grading.parsers._text import iter_lines, strip_ansi
+from polybench.grading.parsers._text import iter_lines, split_lines, strip_ansi
 
 
 @pytest.mark.parametrize("chunk", [1, 2, 3, 7, 1 << 20])
@@ -28,6 +28,13 @@ def test_iter_lines_is_independent_of_chunking(chunk: int) -> None:
         "red",
         "last \u2028 sep",
     ]
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 1 << 20])
+@pytest.mark.parametrize("start", [0, 1, 4])
+def test_split_lines_is_independent_of_chunking(chunk: int, start: int) -> None:
+    text = "\nab\n\ncd\ne\n\nlast \u2028 sep\n"
+    assert list(split_lines(text, start, chunk_size=chunk)) == text[start:].split("\n")
 
 
 def test_strip_ansi_handles_osc_links_and_csi() -> None:

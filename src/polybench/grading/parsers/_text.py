@@ -102,6 +102,26 @@ def _chunked_lines(text: str, chunk_size: int) -> Iterator[str]:
         start = end + 1
 
 
+def split_lines(text: str, start: int = 0, chunk_size: int = _CHUNK) -> Iterator[str]:
+    """The lines of ``text[start:]``, text already made visible (``visible_text``), split
+    on ``\\n`` a block of about ``chunk_size`` at a time (never a full split copy of a
+    long log)."""
+    if len(text) - start <= chunk_size:  # most logs: split at once
+        return iter(text[start:].split("\n"))
+    return _chunked_split(text, start, chunk_size)
+
+
+def _chunked_split(text: str, start: int, chunk_size: int) -> Iterator[str]:
+    size = len(text)
+    while size - start > chunk_size:
+        cut = text.find("\n", start + chunk_size)
+        if cut < 0:
+            break
+        yield from text[start:cut].split("\n")
+        start = cut + 1
+    yield from text[start:].split("\n")
+
+
 def leading_spaces(line: str) -> int:
     """Number of leading spaces (tabs count as one) of ``line``."""
     return len(line) - len(line.lstrip(" \t"))
