@@ -516,7 +516,9 @@ def main(argv: list[str] | None = None) -> int:
     except OfficialMissing as exc:
         print(f"NOTE: {exc}; the official-speed columns are left empty", file=sys.stderr)
         baselines = Baselines(None)
-        where = f"Official parsers: ABSENT ({exc}); no comparison with them."
+        where = f"Official parsers: ABSENT ({exc}); no comparison with them"
+    command = " ".join(["python benchmarks/bench_parsers.py", *(argv or sys.argv[1:])])
+    where += f"; polybench at {official_harness.project_commit(ROOT)}. Command: `{command}`"
     print(where, flush=True)
     report = ["# Parser throughput", "", where, ""]
     if not options.skip_small:

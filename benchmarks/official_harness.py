@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import subprocess
 import sys
 import types
 from collections.abc import Callable
@@ -83,6 +84,24 @@ def commit_of(checkout: Path) -> str:
         return ref[:12]
     except OSError:
         return "unknown"
+
+
+def project_commit(root: Path) -> str:
+    """The commit of this project's checkout at ``root``, with ``+changes`` when its
+    ``src`` differs from it (``unknown`` outside a git checkout)."""
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        changed = subprocess.run(
+            ["git", "-C", str(root), "diff", "--quiet", "HEAD", "--", "src"], check=False
+        ).returncode
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return commit + ("+changes" if changed else "")
 
 
 class OfficialParsers:
