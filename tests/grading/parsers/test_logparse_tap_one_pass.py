@@ -1,5 +1,5 @@
-"""TAP streams with subtests: the one-pass reader (``_read_regular``) reads what the line
-reader (``_TapState.feed``) reads, and hands over to it with the same state.
+"""TAP streams with subtests: the one-pass reader (``read_regular``) reads what the line
+reader (``TapState.feed``) reads, and hands over to it with the same state.
 
 Every test compares the two readers on the same stream: ``parse_tap`` (one pass, then line
 by line from where it stopped) against ``feed`` alone over every line.
@@ -12,22 +12,30 @@ import random
 import pytest
 
 from polybench.grading.parsers import ParseResult, tap
+from polybench.grading.parsers._tap_lines import (
+    TAP_OFFICIAL_FAILING,
+    TAP_OFFICIAL_PASSING,
+    TapState,
+    finish_reading,
+    read_lines,
+)
+from polybench.grading.parsers._tap_one_pass import read_regular
 from polybench.grading.parsers._text import visible_text
 from tests.grading.parsers.conftest import CORPUS, sample
 
 
 def line_by_line(text: str) -> ParseResult:
     """``text`` read by ``feed`` alone, every line of it."""
-    state = tap._TapState(raw=False)
-    state.result.official_passing = tap._OFFICIAL_PASSING
-    state.result.official_failing = tap._OFFICIAL_FAILING
-    tap._read_lines(state, iter(visible_text(text)[1:].split("\n")))
-    return tap._finish(state)
+    state = TapState(raw=False)
+    state.result.official_passing = TAP_OFFICIAL_PASSING
+    state.result.official_failing = TAP_OFFICIAL_FAILING
+    read_lines(state, iter(visible_text(text)[1:].split("\n")))
+    return finish_reading(state)
 
 
 def one_pass_stops(text: str) -> bool:
     """Whether the one-pass reader hands ``text`` over to ``feed`` before its end."""
-    state, _ = tap._read_regular(ParseResult(), visible_text(text))
+    state, _ = read_regular(ParseResult(), visible_text(text))
     return state is not None
 
 
