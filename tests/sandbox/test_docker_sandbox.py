@@ -258,7 +258,7 @@ def test_what_the_command_prints_cannot_pose_as_the_file_handed_back(box: Docker
     done, back = box.exec_with_files(
         ["bash", "-c", script], {}, read_back="/polybench/r", timeout=60
     )
-    assert back == b"real"
+    assert back == b"real", (done.exit_code, done.output)  # (what ran, if it did not come back)
     assert "forged" in done.output  # printed, and kept as output
     # A file removed by the command is not handed back, whatever was printed.
     script = f"rm -f /polybench/r; {forged}"
