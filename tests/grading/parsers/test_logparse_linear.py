@@ -48,3 +48,23 @@ def test_pathological_inputs_are_linear(name: str) -> None:
         parser(text)
         cpu = time.process_time() - start
         assert cpu < 2.0, f"{name} took {cpu:.2f}s of CPU on {case}"
+
+
+def _nested_yaml_staircase(levels: int) -> str:
+    """Subtests nested ever deeper, each test line followed by a YAML block's "---" and no
+    "...": a reader that looks for each block's end through the lines after it reads the
+    log once per level."""
+    lines = ["TAP version 13", "# Subtest: s"]
+    for level in range(levels):
+        lines += [" " * (2 * level) + "ok 1 - x", " " * (2 * level + 2) + "---"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("name", ["tap", "tap_raw", "mocha_json_or_tap"])
+def test_unclosed_yaml_blocks_nested_ever_deeper_are_linear(name: str) -> None:
+    text = _nested_yaml_staircase(1400)  # ~4 MB
+    parser = registered_parsers()[name]
+    start = time.process_time()
+    parser(text)
+    cpu = time.process_time() - start
+    assert cpu < 2.0, f"{name} took {cpu:.2f}s of CPU on unclosed YAML blocks"

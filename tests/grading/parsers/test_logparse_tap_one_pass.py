@@ -99,6 +99,10 @@ def test_a_number_printed_ahead_is_held_and_dropped_in_the_one_pass() -> None:
             "# Subtest: a\nok 1 - a\n  ---\n  msg: wait...\n  ...\nok 2 - b\n",
         ),
         (
+            "a YAML block holding a '---' line",
+            "# Subtest: a\nok 1 - a\n  ---\n  ---\n  x: 1\n  ...\nok 2 - b\n",
+        ),
+        (
             "a YAML line that ends the block for feed",
             "# Subtest: a\nok 1 - a\n  ---\n  ...\x0c\n  ok 2 - after\n  ...\nok 2 - b\n",
         ),

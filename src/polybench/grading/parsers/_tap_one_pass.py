@@ -26,7 +26,11 @@ from polybench.grading.parsers.base import ParseResult, Tally, TestStatus
 # form ``feed`` reads without its pattern ("ok N " or "not ok N "), "n" if negated and
 # the number; for a subtest alone, "#", the indent of the next line that is not blank
 # and the first letter of that line if it is a test line in that form; the rest of the
-# line; the YAML block. Patterns never cross a line where ``feed`` reads one.
+# line; the YAML block. Patterns never cross a line where ``feed`` reads one. A block
+# holds no "---" line: the search for a block's end stops at the next one, so that no
+# line is searched through for two blocks (subtests nested ever deeper, each with a
+# "---" and no "...", would otherwise be searched to the end of the log, one after the
+# other), and a block with one in it is read by ``feed``.
 REGULAR_LINES = re.compile(
     r"\n([ \t]*+)(?=[-#onT1B]|[^\S \t\n])"  # at once past lines that start otherwise
     r"(?:(?:(#)[^\S\n]*+Subtest(?::|[^\S\n])[^\n]*+\n\1(?=(?:not )?ok [0-9]++ ))?"
@@ -35,7 +39,7 @@ REGULAR_LINES = re.compile(
     r"([ \t]*+)((?=(?:not )?ok [0-9]++ )[no])?)"
     r"|(?=#[^\S\n]*+fail|(?:not )?ok(?=\s|\Z)|TAP version |1\.\.|Bail out!|---|[^\S \t\n]))"
     r"([^\n]*+)"
-    r"(\n\1  ---[ \t]*+(?:\n\1  [^\n]*+)*?\n\1  \.\.\.[ \t]*+(?=\n|\Z))?"
+    r"(\n\1  ---[ \t]*+(?:\n\1  (?![ \t]*+---)[^\n]*+)*?\n\1  \.\.\.[ \t]*+(?=\n|\Z))?"
 )
 
 
