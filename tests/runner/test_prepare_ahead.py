@@ -22,11 +22,11 @@ from polybench.dataset.models import Instance, Prediction
 from polybench.dataset.predictions import PredictionSet
 from polybench.grading.result import Status
 from polybench.runner.instance import InstanceRunner, RunSettings
-from polybench.runner.run import RunInterrupted, Runner, RunPlan
+from polybench.runner.run import Runner, RunPlan
 from polybench.runner.slots import TestSlots
 from polybench.sandbox.cancel import Cancelled, cancel_all
 from polybench.sandbox.cancel import reset as reset_cancel
-from tests.helpers.ctrl_c import needs_main_thread, terminal_ctrl_c
+from tests.helpers.ctrl_c import needs_main_thread, run_until_ctrl_c
 from tests.helpers.fake_sandbox import FakeProvider, FakeSandbox, ScriptedRun, is_phase
 from tests.runner.test_pipeline_fast import ALL_PASS, FIX, make_instance, repo  # noqa: F401
 
@@ -210,17 +210,9 @@ def test_ctrl_c_stops_a_prepared_instance_before_its_tests_and_records_it_not(
         else:
             held.let_go.set()
 
-    presser = threading.Thread(target=press_ctrl_c)
-    with terminal_ctrl_c():
-        presser.start()
-        try:
-            with pytest.raises(RunInterrupted) as stopped:
-                runner.run(plan)
-        finally:
-            held.let_go.set()
-            presser.join()
+    stopped = run_until_ctrl_c(lambda: runner.run(plan), held.let_go.set, press_ctrl_c)
     tested, aside = held.started[0], _prepared_aside(provider, held)
-    recorded = stopped.value.outcome.results
+    recorded = stopped.outcome.results
     assert len(recorded) == 1 and next(iter(recorded.values())).status is Status.RESOLVED
     assert held.started == [tested] and aside is not None  # the prepared one never tested
     assert aside.cleaned and tested.cleaned

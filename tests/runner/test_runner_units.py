@@ -32,14 +32,13 @@ from polybench.runner.instance import RunSettings
 from polybench.runner.run import (
     OutputDirectoryError,
     ResultCollector,
-    RunInterrupted,
     Runner,
     RunOutcome,
     RunPlan,
     evaluate_instance,
     output_failure,
 )
-from tests.helpers.ctrl_c import needs_main_thread, terminal_ctrl_c
+from tests.helpers.ctrl_c import needs_main_thread, run_until_ctrl_c
 
 
 def _instance(number: int) -> Instance:
@@ -259,19 +258,11 @@ def test_ctrl_c_on_a_worker_thread_stops_the_run_while_its_instance_still_runs(
         interrupted.wait(timeout=60)  # seen while the instance still runs (or never)
         held.release.set()
 
-    presser = threading.Thread(target=press_ctrl_c)
     runner = Runner(held, on_interrupt=on_interrupt)  # type: ignore[arg-type]
-    with terminal_ctrl_c():
-        presser.start()
-        try:
-            with pytest.raises(RunInterrupted) as stopped:
-                runner.run(plan)
-        finally:
-            held.release.set()
-            presser.join()
+    stopped = run_until_ctrl_c(lambda: runner.run(plan), held.release.set, press_ctrl_c)
     # Ctrl-C was taken while the first instance was held, and nothing else started.
     assert running_then == [1] and held.calls == 1
-    assert list(stopped.value.outcome.results) == ["o__r-0"]
+    assert list(stopped.outcome.results) == ["o__r-0"]
 
 
 def _take_pending_signals() -> None:
@@ -304,11 +295,6 @@ def test_ctrl_c_while_an_instance_is_being_started_leaves_it_seen_and_recorded(
         held.release.set()
 
     runner = Runner(held, on_interrupt=on_interrupt)  # type: ignore[arg-type]
-    with terminal_ctrl_c():
-        try:
-            with pytest.raises(RunInterrupted) as stopped:
-                runner.run(plan)
-        finally:
-            held.release.set()
+    stopped = run_until_ctrl_c(lambda: runner.run(plan), held.release.set)
     assert running_then == [1] and held.calls == 1
-    assert list(stopped.value.outcome.results) == ["o__r-0"]
+    assert list(stopped.outcome.results) == ["o__r-0"]
