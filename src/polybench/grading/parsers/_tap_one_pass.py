@@ -87,9 +87,10 @@ def read_regular(result: ParseResult, text: str) -> tuple[TapState | None, int]:
                 and int(digits) == level + 1
                 and (announced is None or (own_test_next and announced == indent))
             ):
-                # The next test of its level, no subtest left to settle (most lines).
+                # The next test of its level, no subtest left to settle (most lines; a
+                # leaf's subtest line closed the deeper levels already).
                 announced = None
-                if len(last) > 1 and max(last) > indent:
+                if not leaf and len(last) > 1 and max(last) > indent:
                     _close_deeper(last, planned, waiting, entries, indent)
                 last[indent] = level + 1
                 entry = line_entry(negated, rest)
