@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from polybench.agent.workspace import LocalWorkspace, Workspace
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A killed child not yet reaped by init shows up as a zombie.
-    stat = Path(f"/proc/{pid}/stat")
-    return not (stat.exists() and stat.read_text().split(") ", 1)[1].startswith("Z"))
+from tests.helpers.procfs import still_running
 
 
 def test_runs_in_its_directory_with_exit_code(tmp_path: Path) -> None:
@@ -40,7 +30,7 @@ def test_timeout_kills_background_children(tmp_path: Path) -> None:
         assert outcome.timed_out and outcome.exit_code is None
         if pid_file.exists() and pid_file.read_text().strip():
             break
-    assert not alive(int(pid_file.read_text()))
+    assert still_running([int(pid_file.read_text())]) == []
 
 
 def test_output_beyond_the_cap_is_dropped_from_the_middle(tmp_path: Path) -> None:

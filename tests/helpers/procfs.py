@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import time
 from pathlib import Path
 
 _PROC = Path("/proc")
@@ -58,3 +59,28 @@ def descendants(roots: list[int], tree: dict[int, list[int]] | None = None) -> l
             found.append(pid)
             todo += tree.get(pid, [])
     return found
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a process that has not exited (a zombie has exited)."""
+    try:
+        stat = (_PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return False
+    # The state (field 3) follows the command name, which may hold ") ": count from its end.
+    return not stat.rsplit(")", 1)[1].split()[0].startswith(("Z", "X"))
+
+
+def still_running(pids: list[int], within: float = 60.0) -> list[int]:
+    """Those of ``pids`` still running after waiting up to ``within`` seconds for them to exit.
+
+    A process sent SIGKILL exits once the kernel next runs it, which on a loaded machine
+    (or from an uninterruptible wait) is not at once: a check right after the kill would
+    test the machine's speed, not the kill.
+    """
+    deadline = time.monotonic() + within
+    left = [pid for pid in pids if running(pid)]
+    while left and time.monotonic() < deadline:
+        time.sleep(0.05)
+        left = [pid for pid in left if running(pid)]
+    return left

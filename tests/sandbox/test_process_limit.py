@@ -13,6 +13,7 @@ import pytest
 from polybench.sandbox.base import SandboxError
 from polybench.sandbox.limits import ProcessLimit, find_pids_hierarchy, pids_hierarchy
 from polybench.sandbox.local import LocalSandbox, bubblewrap_available
+from tests.helpers.procfs import still_running
 
 V1_LINE = "35 25 0:30 / {mount} rw,nosuid shared:11 - cgroup cgroup rw,pids\n"
 V2_LINE = "30 25 0:26 / {mount} rw,nosuid shared:9 - cgroup2 cgroup2 rw,nsdelegate\n"
@@ -47,13 +48,6 @@ def test_no_writable_hierarchy_means_no_limit(tmp_path: Path) -> None:
     other = "22 1 0:21 / /proc rw - proc proc rw\n"
     assert find_pids_hierarchy(other) is None
     assert find_pids_hierarchy(V1_LINE.format(mount=tmp_path / "missing")) is None
-
-
-def _alive(pid: str) -> bool:
-    try:
-        return bool(Path(f"/proc/{pid}/cmdline").read_bytes())  # zombies have none
-    except OSError:
-        return False
 
 
 needs_cgroup = pytest.mark.skipif(
@@ -92,7 +86,7 @@ def test_a_command_cannot_exceed_its_process_limit_and_leaves_nothing_behind() -
     limit.close()
     assert process.wait(timeout=600) != 0, "the spawner was killed, not left to sleep"
     assert not limit.path.exists()
-    assert not [pid for pid in members if _alive(pid)]
+    assert still_running([int(pid) for pid in members]) == []
 
 
 MakeBox = Callable[..., LocalSandbox]
