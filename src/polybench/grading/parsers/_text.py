@@ -122,6 +122,21 @@ def _chunked_split(text: str, start: int, chunk_size: int) -> Iterator[str]:
     yield from text[start:].split("\n")
 
 
+def line_blocks(
+    text: str, start: int, end: int, block_size: int = _CHUNK
+) -> Iterator[tuple[int, int]]:
+    """``text[start:end]`` cut into spans of about ``block_size`` characters, each cut at a
+    line break (which starts the next span), for line patterns that start with the line
+    break before their line: they find in the spans what they find in the whole."""
+    while end - start > block_size:
+        cut = text.find("\n", start + block_size, end)
+        if cut < 0:
+            break
+        yield start, cut
+        start = cut
+    yield start, end
+
+
 def leading_spaces(line: str) -> int:
     """Number of leading spaces (tabs count as one) of ``line``."""
     return len(line) - len(line.lstrip(" \t"))

@@ -30,7 +30,7 @@ from itertools import compress, islice, repeat
 from operator import add, is_, itemgetter, ne
 from typing import cast
 
-from polybench.grading.parsers._text import TwoWayPattern, visible_text
+from polybench.grading.parsers._text import TwoWayPattern, line_blocks, visible_text
 from polybench.grading.parsers.base import FAILING, ParseResult, Tally, TestStatus, register
 
 _STATUSES = "PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS"
@@ -205,11 +205,13 @@ class _Session:
         """Progress lines in log order (a later line of a test wins, but never turns a
         failure into a pass)."""
         progress = self.progress
-        if not progress:
+        before = len(progress)
+        if not before or progress.keys().isdisjoint(ids):
             progress.update(zip(ids, statuses, strict=True))
-            if len(progress) == len(ids):  # every node id once: nothing to weigh
+            if len(progress) - before == len(ids):  # every node id once: nothing to weigh
                 return
-            progress.clear()
+            for test_id in ids:  # (none of them was there before)
+                progress.pop(test_id, None)
         for test_id, new in zip(ids, statuses, strict=True):
             if new is TestStatus.PASSED and progress.get(test_id) in FAILING:
                 continue
@@ -272,6 +274,10 @@ class _Session:
             if final.get(test_id) not in FAILING:
                 final[test_id] = status
         return final
+
+
+BLOCK_SIZE = 1 << 20
+"""Characters of a region read at a time (at a line break)."""
 
 
 # The lines each region of a session is read for, found in the whole text at once (so
@@ -379,11 +385,7 @@ class _Reader:
             if not all(differs):
                 ids, params, kept = (list(compress(item, differs)) for item in (ids, params, kept))
             legacies = map(add, map(str.removesuffix, ids, params), kept)
-        variants = dict(zip(ids, legacies, strict=True))
-        if self.variants:
-            self.variants.update(variants)
-        else:
-            self.variants = variants
+        self.variants.update(zip(ids, legacies, strict=True))
 
     def _learn_unusual(self, before: int) -> None:
         """Legacy ids of the node ids first seen after the first ``before``, each read
@@ -422,9 +424,13 @@ class _Reader:
         """Read the lines of ``region`` between two headers."""
         if start >= end or region == "other":
             return
-        if region == "summary":
-            self._read_summary(start, end)
-            return
+        # A block of lines at a time: what is made of each line (a tuple of its parts) is
+        # dropped before the next block, not held for the whole of a long log.
+        read_block = self._read_summary if region == "summary" else self._read_progress
+        for block_start, block_end in line_blocks(self.text, start, end, BLOCK_SIZE):
+            read_block(block_start, block_end)
+
+    def _read_progress(self, start: int, end: int) -> None:
         text = self.text
         if text.find("\n[gw", start, end) == -1:
             found = _PROGRESS_LINES.of(text).findall(text, start, end)
