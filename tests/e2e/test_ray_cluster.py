@@ -22,7 +22,7 @@ import pytest
 
 from tests.e2e.conftest import read_report
 from tests.e2e.test_ray_executor import DRIVER, comparable, drive
-from tests.helpers.procfs import descendants, parent_of
+from tests.helpers.procfs import descendants, parent_of, still_running
 from tests.helpers.ray_cluster import new_cluster
 from tests.helpers.reliability_log import record
 
@@ -81,18 +81,6 @@ def _unfinished_on(run_dir: Path, node_id: str) -> list[str]:
     return found
 
 
-def _wait_dead(pid: int) -> None:
-    """Until ``pid`` is gone or a zombie (a killed process writes nothing more)."""
-    for _ in range(30_000):  # a hang guard of 600 s: a killed process is usually gone at once
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            return
-        if state in {"Z", "X"}:
-            return
-        time.sleep(0.02)
-
-
 def test_a_run_spread_over_two_nodes_survives_a_lost_worker_and_a_lost_node(
     shared_cache: Path, tmp_path: Path
 ) -> None:
@@ -125,7 +113,7 @@ def test_a_run_spread_over_two_nodes_survives_a_lost_worker_and_a_lost_node(
                 target = _running_on(run_dir, second, missed)
                 if target and parent_of(target[1]) == raylet:
                     os.kill(target[1], signal.SIGKILL)
-                    _wait_dead(target[1])
+                    still_running([target[1]], within=600)  # a killed process writes nothing more
                     if (run_dir / "instances" / target[0] / "result.json").exists():
                         missed.add(target[0])  # it finished before the kill landed
                     else:
@@ -136,8 +124,7 @@ def test_a_run_spread_over_two_nodes_survives_a_lost_worker_and_a_lost_node(
                     node = descendants([raylet])
                     for pid in node:
                         os.kill(pid, signal.SIGKILL)
-                    for pid in node:
-                        _wait_dead(pid)
+                    still_running(node, within=600)
                     # What the node still held when it died (a task may have finished
                     # between the choice and the kill): each must be redone on the head.
                     lost = _unfinished_on(run_dir, second)
