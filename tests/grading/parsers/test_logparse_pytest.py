@@ -334,3 +334,24 @@ def test_parameters_run_to_the_bracket_the_rest_of_the_line_allows() -> None:
         "t.py:None:test_i[a] PASSED]": "passed",  # "PASSED]" is no status word
         "t.py:None:test_j[a - b]": "failed",
     }
+
+
+def test_node_ids_that_give_the_same_id_are_one_test() -> None:
+    # ``t.py::None::t`` (a class named None) and ``t.py::t`` both give ``t.py:None:t``;
+    # ``t.py::A::B::t`` (nested classes) and ``t.py::A.B::t`` both give ``t.py:A.B:t``.
+    # Their progress lines are weighed as lines of one test, in either order.
+    header = "=" * 20 + " test session starts " + "=" * 20
+    summary = "=" * 20 + " short test summary info " + "=" * 20 + "\nPASSED u.py::other\n"
+    pairs = [("t.py::None::t", "t.py::t"), ("t.py::A::B::t", "t.py::A.B::t")]
+    for first, second in pairs + [(b, a) for a, b in pairs]:
+        test_id = official_id(first)
+        assert test_id is not None and test_id == official_id(second)
+        # A failure is not undone by a later pass.
+        result = result_of("pytest", f"{header}\n{first} FAILED\n{second} PASSED\n")
+        assert result.statuses == {test_id: "failed"}
+        assert result.occurrences == [(test_id, "failed")]
+        # With a summary that lists passes, the progress lines give skips only: a skip
+        # followed by a pass of the same test is not one.
+        text = f"{header}\n{first} SKIPPED\n{second} PASSED\n{summary}"
+        result = result_of("pytest", text)
+        assert result.statuses == {"u.py:None:other": "passed"}, (first, second)

@@ -167,20 +167,20 @@ def _record_legacy(result: ParseResult, variants: dict[str, str]) -> None:
     else:
         present, values = variants, cast("list[TestStatus]", found)
     legacies = present.values()
-    if statuses.keys().isdisjoint(legacies):
-        # No test has a legacy id as its own id: each is an alias, added in one go unless
-        # two tests share one (then the new ids are taken out again and merged one by one).
-        before = len(statuses)
-        statuses.update(zip(legacies, values, strict=True))
-        if len(statuses) - before == len(present):
-            result.aliases.update(legacies)
-            if result.official_ids:
-                result.official_ids.update(present)
-            else:
-                result.official_ids = present
-            return
-        for legacy in legacies:
-            statuses.pop(legacy, None)
+    # Each legacy id is added in one go as an alias, unless one of them is a test's own id
+    # or two tests share one: then the results are put back as they were and the legacy
+    # ids are merged one by one. (Copying the results costs less than asking first.)
+    before = dict(statuses)
+    statuses.update(zip(legacies, values, strict=True))
+    if len(statuses) - len(before) == len(present):
+        result.aliases.update(legacies)
+        if result.official_ids:
+            result.official_ids.update(present)
+        else:
+            result.official_ids = present
+        return
+    statuses.clear()
+    statuses.update(before)
     for proper, legacy in present.items():
         if legacy not in statuses:
             result.aliases.add(legacy)
@@ -190,7 +190,13 @@ def _record_legacy(result: ParseResult, variants: dict[str, str]) -> None:
 
 @dataclass
 class _Session:
-    progress: dict[str, TestStatus] = field(default_factory=dict)
+    # The progress lines in log order: their ids and statuses (two lists; a dict of the
+    # tests they name is made only when one test may have several lines).
+    progress_ids: list[str] = field(default_factory=list)
+    progress_statuses: list[TestStatus] = field(default_factory=list)
+    # Whether no two progress lines can name the same test: each named a node id new to
+    # the log, and node ids and ids correspond one to one (see ``_one_to_one``).
+    distinct: bool = True
     # The summary lines in log order: their ids and statuses (two lists: no pair is made
     # for a line until a merge needs it).
     summary_ids: list[str] = field(default_factory=list)
@@ -199,37 +205,43 @@ class _Session:
 
     def empty(self) -> bool:
         """Whether the session saw no result at all."""
-        return not self.progress and not self.summary_ids
+        return not self.progress_ids and not self.summary_ids
 
-    def add_progress(self, ids: list[str], statuses: list[TestStatus]) -> None:
-        """Progress lines in log order (a later line of a test wins, but never turns a
-        failure into a pass)."""
-        progress = self.progress
-        before = len(progress)
-        if not before or progress.keys().isdisjoint(ids):
-            progress.update(zip(ids, statuses, strict=True))
-            if len(progress) - before == len(ids):  # every node id once: nothing to weigh
-                return
-            for test_id in ids:  # (none of them was there before)
-                progress.pop(test_id, None)
-        for test_id, new in zip(ids, statuses, strict=True):
+    def add_progress(self, ids: list[str], statuses: list[TestStatus], distinct: bool) -> None:
+        """Progress lines in log order; ``distinct`` when none of them can name a test
+        named by another progress line of the session."""
+        self.progress_ids += ids
+        self.progress_statuses += statuses
+        self.distinct &= distinct
+
+    def _weighed_progress(self) -> dict[str, TestStatus]:
+        """Each test the progress lines name, with its status: a later line of a test
+        wins, but never turns a failure into a pass."""
+        progress: dict[str, TestStatus] = {}
+        for test_id, new in zip(self.progress_ids, self.progress_statuses, strict=True):
             if new is TestStatus.PASSED and progress.get(test_id) in FAILING:
                 continue
             progress[test_id] = new
+        return progress
 
     def flush(self, result: ParseResult) -> None:
         """Merge the session into ``result`` (the summary has the last word)."""
         if self.empty():
             return
         result.parsed_anything = True
-        progress = self.progress
+        # The tests the session ran, once each and in order, with their progress
+        # statuses: the lines themselves unless a test may have several.
+        ran_ids, ran_statuses = self.progress_ids, self.progress_statuses
+        if not self.distinct:
+            weighed = self._weighed_progress()
+            ran_ids, ran_statuses = list(weighed), list(weighed.values())
         if self.summary_has_pass:  # only skips are taken from the progress lines
-            skipped = map(is_, progress.values(), repeat(TestStatus.SKIPPED))
+            skipped = map(is_, ran_statuses, repeat(TestStatus.SKIPPED))
             final: dict[str, TestStatus] = dict.fromkeys(
-                compress(progress, skipped), TestStatus.SKIPPED
+                compress(ran_ids, skipped), TestStatus.SKIPPED
             )
         else:
-            final = dict(progress)
+            final = dict(zip(ran_ids, ran_statuses, strict=True))
         entries = len(final) + len(self.summary_ids)
         final.update(zip(self.summary_ids, self.summary_statuses, strict=True))
         statuses = result.statuses
@@ -242,27 +254,29 @@ class _Session:
             else:
                 result.statuses = final
         else:
-            final = self._weigh(statuses)
-        # One occurrence per node id, in the order the session ran them (the progress
+            final = self._weigh(statuses, ran_ids, ran_statuses)
+        # One occurrence per test, in the order the session ran them (the progress
         # lines), then those only the summary names.
         try:  # (as usual) every test that ran has a status
-            ran = list(zip(progress, map(final.__getitem__, progress), strict=True))
+            ran = list(zip(ran_ids, map(final.__getitem__, ran_ids), strict=True))
         except KeyError:
-            ran = [(key, value) for key in progress if (value := final.get(key)) is not None]
+            ran = [(key, value) for key in ran_ids if (value := final.get(key)) is not None]
         if result.occurrences:
             result.occurrences += ran
         else:
             result.occurrences = ran
         if len(ran) != len(final):
-            result.occurrences += [item for item in final.items() if item[0] not in progress]
+            named = set(ran_ids)
+            result.occurrences += [item for item in final.items() if item[0] not in named]
 
-    def _weigh(self, statuses: dict[str, TestStatus]) -> dict[str, TestStatus]:
+    def _weigh(
+        self, statuses: dict[str, TestStatus], ran_ids: list[str], ran_statuses: list[TestStatus]
+    ) -> dict[str, TestStatus]:
         """Merge results that name an id twice, as ``result.set`` does for each (and the
         same for the session's own final word): a failure or error is never undone."""
+        entries = list(zip(ran_ids, ran_statuses, strict=True))
         if self.summary_has_pass:
-            entries = [item for item in self.progress.items() if item[1] is TestStatus.SKIPPED]
-        else:
-            entries = list(self.progress.items())
+            entries = [item for item in entries if item[1] is TestStatus.SKIPPED]
         final: dict[str, TestStatus] = {}
         entries += zip(self.summary_ids, self.summary_statuses, strict=True)
         for test_id, status in entries:
@@ -312,10 +326,20 @@ _NODE_ALONE = TwoWayPattern(_NODE_PARTS)
 _SUMMARY_WORDS = TwoWayPattern(rf"\n({_STATUSES}) ([^\n]*)$", re.MULTILINE)
 
 
-def _ids(found: list[tuple[str, ...]]) -> list[str]:
+def _one_to_one(kinds: set[str]) -> bool:
+    """Whether node ids whose classes parts are ``kinds`` (``""`` or ``Class::``...) give
+    one id each that no other node id gives: none has nested classes (``A::B::`` and
+    ``A.B::`` give the same) or a class named ``None`` (the id of a node id without one).
+    The path, class and name then stand between the first two ':' of the id."""
+    return "None::" not in kinds and all(classes.count("::") <= 1 for classes in kinds)
+
+
+def _ids(found: list[tuple[str, ...]], kinds: set[str] | None = None) -> list[str]:
     """The official id of each node id, as ``official_id`` gives it, from its parts (the
-    first five items of each tuple: node id, path, classes, name, parameters)."""
-    kinds = set(map(itemgetter(2), found))
+    first five items of each tuple: node id, path, classes, name, parameters) and the
+    set of their classes parts (``kinds``, worked out when not given)."""
+    if kinds is None:
+        kinds = set(map(itemgetter(2), found))
     if all(classes.count("::") <= 1 for classes in kinds):
         # No nested classes: the first separators (no part before the parameters holds
         # a ':') become ':', with ``None`` for a missing class.
@@ -350,17 +374,20 @@ class _Reader:
     # official id -> legacy id where the two differ (the last node id first seen wins).
     variants: dict[str, str] = field(default_factory=dict)
 
-    def _learn(self, found: list[tuple[str, ...]], ids: list[str]) -> None:
-        """Node ids read (in log order, with their parts) and their official ids."""
+    def _learn(self, found: list[tuple[str, ...]], ids: list[str]) -> bool:
+        """Node ids read (in log order, with their parts) and their official ids; whether
+        each of them was new to the log (and named once in ``found``)."""
         known = self.known
         before = len(known)
         known.update(zip(map(itemgetter(0), found), ids, strict=True))
+        fresh = len(known) - before == len(found)
         if not self.legacy_ids or len(known) == before:
-            return
+            return fresh
         if _plain_prefixes(found):
             self._learn_parameters(found, ids)
-            return
-        self._learn_unusual(before)
+        else:
+            self._learn_unusual(before)
+        return fresh
 
     def _learn_parameters(self, found: list[tuple[str, ...]], ids: list[str]) -> None:
         """Legacy ids of node ids whose part before the parameters the official pattern
@@ -439,9 +466,11 @@ class _Reader:
                 match[:6] if match[0] else (*match[7:], match[6])
                 for match in _PROGRESS_OR_XDIST_LINES.of(text).findall(text, start, end)
             ]
-        ids = _ids(found)
-        self._learn(found, ids)
-        self.session.add_progress(ids, list(map(_STATUS.__getitem__, map(itemgetter(5), found))))
+        kinds = set(map(itemgetter(2), found))
+        ids = _ids(found, kinds)
+        fresh = self._learn(found, ids)
+        statuses = list(map(_STATUS.__getitem__, map(itemgetter(5), found)))
+        self.session.add_progress(ids, statuses, fresh and _one_to_one(kinds))
 
     def _read_summary(self, start: int, end: int) -> None:
         # Most lines name a node id already read (from the progress lines), as
