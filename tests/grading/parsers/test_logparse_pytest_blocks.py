@@ -92,7 +92,12 @@ def _view(result: ParseResult) -> tuple[object, ...]:
 
 def test_line_blocks_cover_the_span_and_cut_at_line_breaks() -> None:
     text = "\n" + "\n".join(f"line {i} " + "x" * (i % 17) for i in range(300))
-    for start, end, size in [(0, len(text), 40), (5, len(text) - 3, 1), (0, len(text), 10**6)]:
+    for start, end, size in [
+        (0, len(text), 40),
+        (5, len(text) - 3, 1),
+        (0, len(text), 0),
+        (0, len(text), 10**6),
+    ]:
         spans = list(line_blocks(text, start, end, size))
         assert spans[0][0] == start and spans[-1][1] == end
         assert all(left[1] == right[0] for left, right in pairwise(spans))

@@ -128,6 +128,7 @@ def line_blocks(
     """``text[start:end]`` cut into spans of about ``block_size`` characters, each cut at a
     line break (which starts the next span), for line patterns that start with the line
     break before their line: they find in the spans what they find in the whole."""
+    block_size = max(block_size, 1)  # (a span always moves past its first line break)
     while end - start > block_size:
         cut = text.find("\n", start + block_size, end)
         if cut < 0:

@@ -230,7 +230,9 @@ class _Session:
             return
         result.parsed_anything = True
         # The tests the session ran, once each and in order, with their progress
-        # statuses: the lines themselves unless a test may have several.
+        # statuses: the lines themselves unless a test may have several. (``distinct``
+        # must be exact: a test named twice in ``ran_ids`` would be neither weighed nor
+        # counted as a repeat below.)
         ran_ids, ran_statuses = self.progress_ids, self.progress_statuses
         if not self.distinct:
             weighed = self._weighed_progress()
