@@ -17,18 +17,24 @@ def cmdline(pid: int) -> str:
         return ""
 
 
-def _parent_in(stat: str) -> int:
-    # The command name (field 2) may hold spaces and parentheses: count from its end.
-    return int(stat.rsplit(")", 1)[1].split()[1])
+def _fields(stat: str) -> list[str]:
+    """The fields of a ``/proc/<pid>/stat`` line after the command name: state, parent...
+    (The name may hold spaces and parentheses: it is counted from its end.)"""
+    return stat.rsplit(")", 1)[1].split()
+
+
+def _stat(pid: int) -> str | None:
+    """The ``/proc/<pid>/stat`` line of ``pid``, or None once it is gone."""
+    try:
+        return (_PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return None
 
 
 def parent_of(pid: int) -> int | None:
     """The parent pid of ``pid``, or None once it is gone."""
-    try:
-        stat = (_PROC / str(pid) / "stat").read_text()
-    except OSError:
-        return None
-    return _parent_in(stat)
+    stat = _stat(pid)
+    return None if stat is None else int(_fields(stat)[1])
 
 
 def live_pids() -> list[int]:
@@ -40,9 +46,10 @@ def children() -> dict[int, list[int]]:
     """Parent pid -> its children's pids, for every process now."""
     tree: dict[int, list[int]] = {}
     for pid in live_pids():
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            parent = _parent_in((_PROC / str(pid) / "stat").read_text())
-            tree.setdefault(parent, []).append(pid)
+        with contextlib.suppress(ValueError, IndexError):
+            parent = parent_of(pid)
+            if parent is not None:
+                tree.setdefault(parent, []).append(pid)
     return tree
 
 
@@ -63,12 +70,8 @@ def descendants(roots: list[int], tree: dict[int, list[int]] | None = None) -> l
 
 def running(pid: int) -> bool:
     """Whether ``pid`` is a process that has not exited (a zombie has exited)."""
-    try:
-        stat = (_PROC / str(pid) / "stat").read_text()
-    except OSError:
-        return False
-    # The state (field 3) follows the command name, which may hold ") ": count from its end.
-    return not stat.rsplit(")", 1)[1].split()[0].startswith(("Z", "X"))
+    stat = _stat(pid)
+    return stat is not None and not _fields(stat)[0].startswith(("Z", "X"))
 
 
 def still_running(pids: list[int], within: float = 60.0) -> list[int]:

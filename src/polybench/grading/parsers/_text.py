@@ -112,14 +112,9 @@ def split_lines(text: str, start: int = 0, chunk_size: int = _CHUNK) -> Iterator
 
 
 def _chunked_split(text: str, start: int, chunk_size: int) -> Iterator[str]:
-    size = len(text)
-    while size - start > chunk_size:
-        cut = text.find("\n", start + chunk_size)
-        if cut < 0:
-            break
-        yield from text[start:cut].split("\n")
-        start = cut + 1
-    yield from text[start:].split("\n")
+    for block_start, block_end in line_blocks(text, start, len(text), chunk_size):
+        # (a block after the first starts with the line break that ends the line before)
+        yield from text[block_start + (block_start != start) : block_end].split("\n")
 
 
 def line_blocks(
