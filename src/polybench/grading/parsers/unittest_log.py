@@ -42,6 +42,22 @@ _REPORT = re.compile(
     r"(?P<st>FAIL|ERROR|UNEXPECTED SUCCESS): (?P<test>[^\s()]+) \((?P<cls>[^\s()]+)\)"
     r"(?: \((?P<params>.*)\))?\s*$"
 )
+# The most common line, a test with its status on the same line (``test (module.Class)
+# ... ok``): read by one pattern when no test waits for its status (see ``_State.header``,
+# which reads such a line the same way). Every line it reads is one ``_HEADER`` reads
+# with no parameters and a tail that ``_status`` reads.
+_RESULT_LINE = re.compile(
+    r"\s*([^\s()]+) \(([^\s()]+)\) \.\.\. "
+    r"(?:(ok|FAIL|ERROR|expected failure|unexpected success)|skipped(?: .*)?)\s*"
+)
+_WORD_STATUS = {
+    "ok": TestStatus.PASSED,
+    "FAIL": TestStatus.FAILED,
+    "unexpected success": TestStatus.FAILED,
+    "ERROR": TestStatus.ERRORED,
+    "expected failure": TestStatus.XFAIL,
+}
+"""The status words other than ``skipped`` (which may be followed by a reason)."""
 _RAN = re.compile(r"Ran (?P<n>\d+) tests? in ")
 _VERDICT = re.compile(r"^(?P<word>OK|FAILED)(?: \((?P<counts>[^)]*)\))?\s*$")
 _VERDICT_COUNT = re.compile(r"(?P<kind>failures|errors|unexpected successes)=(?P<n>\d+)")
@@ -60,16 +76,7 @@ def _status(text: str) -> TestStatus | None:
     match = _STATUS_TEXT.fullmatch(text.strip())
     if match is None:
         return None
-    word = match.group("st")
-    if word == "ok":
-        return TestStatus.PASSED
-    if word in ("FAIL", "unexpected success", "UNEXPECTED SUCCESS"):
-        return TestStatus.FAILED
-    if word == "ERROR":
-        return TestStatus.ERRORED
-    if word == "expected failure":
-        return TestStatus.XFAIL
-    return TestStatus.SKIPPED
+    return _WORD_STATUS.get(match.group("st"), TestStatus.SKIPPED)
 
 
 def unittest_id(test: str, cls: str, params: str | None) -> str:
@@ -169,7 +176,18 @@ def parse_unittest_text(text: str, *, legacy_ids: bool = False) -> ParseResult:
     state = _State()
     variants: dict[str, str] = {}
     ran: int | None = None
+    add = state.result.add
     for line in iter_lines(text):
+        if ran is None and state.pending is None and not state.in_report:
+            simple = _RESULT_LINE.fullmatch(line)
+            if simple is not None:
+                test, cls, word = simple.groups()
+                if _looks_like_test(test, cls):
+                    test_id = unittest_id(test, cls, None)
+                    if legacy_ids and cls.endswith("." + test):
+                        variants[test_id] = f"{cls}:{test}:"
+                    add(test_id, _WORD_STATUS[word] if word else TestStatus.SKIPPED)
+                    continue
         if ran is not None:
             verdict = _VERDICT.match(line.strip())
             if verdict is not None:
