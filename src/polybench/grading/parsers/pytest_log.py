@@ -124,9 +124,10 @@ def _reads_whole(pattern: TwoWayPattern, text: str) -> bool:
     return match is not None and match.end() == len(text)
 
 
-def _plain_prefixes(found: list[tuple[str, ...]]) -> bool:
+def _plain_prefixes(found: list[tuple[str, ...]], kinds: set[str]) -> bool:
     """Whether the official pattern reads every node id of ``found`` (with its parts:
-    node id, path, classes, name) whole up to its parameters."""
+    node id, path, classes, name; ``kinds``: the set of their classes parts) whole up
+    to its parameters."""
     # ``\w`` is what ``str.isalnum`` accepts, and the underscore (for ASCII text, what
     # ``bytes.isalnum`` accepts, which is faster).
     names = "".join(map(itemgetter(3), found))
@@ -138,7 +139,7 @@ def _plain_prefixes(found: list[tuple[str, ...]]) -> bool:
     return (
         (plain_names or not names)
         and all(map(_PLAIN_PATH.fullmatch, set(map(itemgetter(1), found))))
-        and all(map(_PLAIN_CLASS.fullmatch, set(map(itemgetter(2), found))))
+        and all(map(_PLAIN_CLASS.fullmatch, kinds))
     )
 
 
@@ -336,12 +337,10 @@ def _one_to_one(kinds: set[str]) -> bool:
     return "None::" not in kinds and all(classes.count("::") <= 1 for classes in kinds)
 
 
-def _ids(found: list[tuple[str, ...]], kinds: set[str] | None = None) -> list[str]:
+def _ids(found: list[tuple[str, ...]], kinds: set[str]) -> list[str]:
     """The official id of each node id, as ``official_id`` gives it, from its parts (the
     first five items of each tuple: node id, path, classes, name, parameters) and the
-    set of their classes parts (``kinds``, worked out when not given)."""
-    if kinds is None:
-        kinds = set(map(itemgetter(2), found))
+    set of their classes parts (``kinds``)."""
     if all(classes.count("::") <= 1 for classes in kinds):
         # No nested classes: the first separators (no part before the parameters holds
         # a ':') become ':', with ``None`` for a missing class.
@@ -376,16 +375,17 @@ class _Reader:
     # official id -> legacy id where the two differ (the last node id first seen wins).
     variants: dict[str, str] = field(default_factory=dict)
 
-    def _learn(self, found: list[tuple[str, ...]], ids: list[str]) -> bool:
-        """Node ids read (in log order, with their parts) and their official ids; whether
-        each of them was new to the log (and named once in ``found``)."""
+    def _learn(self, found: list[tuple[str, ...]], ids: list[str], kinds: set[str]) -> bool:
+        """Node ids read (in log order, with their parts and the set of their classes
+        parts) and their official ids; whether each of them was new to the log (and named
+        once in ``found``)."""
         known = self.known
         before = len(known)
         known.update(zip(map(itemgetter(0), found), ids, strict=True))
         fresh = len(known) - before == len(found)
         if not self.legacy_ids or len(known) == before:
             return fresh
-        if _plain_prefixes(found):
+        if _plain_prefixes(found, kinds):
             self._learn_parameters(found, ids)
         else:
             self._learn_unusual(before)
@@ -445,8 +445,9 @@ class _Reader:
             parts = _NODE_ALONE.of(node_id).fullmatch(node_id)
             assert parts is not None  # the line patterns read node ids of this form
             found = [(*parts.groups(""), "")]
-            test_id = _ids(found)[0]
-            self._learn(found, [test_id])
+            kinds = {found[0][2]}
+            test_id = _ids(found, kinds)[0]
+            self._learn(found, [test_id], kinds)
         return test_id
 
     def read(self, region: str, start: int, end: int) -> None:
@@ -470,7 +471,7 @@ class _Reader:
             ]
         kinds = set(map(itemgetter(2), found))
         ids = _ids(found, kinds)
-        fresh = self._learn(found, ids)
+        fresh = self._learn(found, ids, kinds)
         statuses = list(map(_STATUS.__getitem__, map(itemgetter(5), found)))
         self.session.add_progress(ids, statuses, fresh and _one_to_one(kinds))
 
@@ -484,8 +485,12 @@ class _Reader:
         text = self.text
         found = _SUMMARY_WORDS.of(text).findall(text, start, end)
         rests = list(map(itemgetter(1), found))
-        nodes = map(itemgetter(0), map(str.partition, rests, repeat(" - ")))
-        looked_up = list(map(known.get, nodes))
+        # (Passes, most of a summary, carry no message: a block of them needs no cut.)
+        if text.find(" - ", start, end) == -1:
+            looked_up = list(map(known.get, rests))
+        else:
+            nodes = map(itemgetter(0), map(str.partition, rests, repeat(" - ")))
+            looked_up = list(map(known.get, nodes))
         words = list(map(itemgetter(0), found))
         ids = cast("list[str]", looked_up)
         if not all(looked_up):  # (an official id is never empty)
