@@ -76,7 +76,8 @@ def _status(text: str) -> TestStatus | None:
     match = _STATUS_TEXT.fullmatch(text.strip())
     if match is None:
         return None
-    return _WORD_STATUS.get(match.group("st"), TestStatus.SKIPPED)
+    word = match.group("st")
+    return TestStatus.SKIPPED if word.startswith("skipped") else _WORD_STATUS[word]
 
 
 def unittest_id(test: str, cls: str, params: str | None) -> str:
