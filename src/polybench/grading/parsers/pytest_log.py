@@ -329,19 +329,24 @@ _NODE_ALONE = TwoWayPattern(_NODE_PARTS)
 _SUMMARY_WORDS = TwoWayPattern(rf"\n({_STATUSES}) ([^\n]*)$", re.MULTILINE)
 
 
+def _flat(kinds: set[str]) -> bool:
+    """Whether no node id whose classes part is in ``kinds`` has nested classes."""
+    return all(classes.count("::") <= 1 for classes in kinds)
+
+
 def _one_to_one(kinds: set[str]) -> bool:
     """Whether node ids whose classes parts are ``kinds`` (``""`` or ``Class::``...) give
     one id each that no other node id gives: none has nested classes (``A::B::`` and
     ``A.B::`` give the same) or a class named ``None`` (the id of a node id without one).
     The path, class and name then stand between the first two ':' of the id."""
-    return "None::" not in kinds and all(classes.count("::") <= 1 for classes in kinds)
+    return "None::" not in kinds and _flat(kinds)
 
 
 def _ids(found: list[tuple[str, ...]], kinds: set[str]) -> list[str]:
     """The official id of each node id, as ``official_id`` gives it, from its parts (the
     first five items of each tuple: node id, path, classes, name, parameters) and the
     set of their classes parts (``kinds``)."""
-    if all(classes.count("::") <= 1 for classes in kinds):
+    if _flat(kinds):
         # No nested classes: the first separators (no part before the parameters holds
         # a ':') become ':', with ``None`` for a missing class.
         nodes = map(itemgetter(0), found)

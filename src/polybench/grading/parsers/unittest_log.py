@@ -80,6 +80,12 @@ def _status(text: str) -> TestStatus | None:
     return TestStatus.SKIPPED if word.startswith("skipped") else _WORD_STATUS[word]
 
 
+def _legacy_id(test: str, cls: str) -> str | None:
+    """The id the official harness gives a test printed in the Python 3.11+ form
+    (``test (module.Class.test)``), ``module.Class.test:test:``; None for other tests."""
+    return f"{cls}:{test}:" if cls.endswith("." + test) else None
+
+
 def unittest_id(test: str, cls: str, params: str | None) -> str:
     """Official id; drops the ``.test`` suffix Python 3.11+ appends to the class path."""
     suffix = "." + test
@@ -185,8 +191,8 @@ def parse_unittest_text(text: str, *, legacy_ids: bool = False) -> ParseResult:
                 test, cls, word = simple.groups()
                 if _looks_like_test(test, cls):
                     test_id = unittest_id(test, cls, None)
-                    if legacy_ids and cls.endswith("." + test):
-                        variants[test_id] = f"{cls}:{test}:"
+                    if legacy_ids and (legacy := _legacy_id(test, cls)) is not None:
+                        variants[test_id] = legacy
                     add(test_id, _WORD_STATUS[word] if word else TestStatus.SKIPPED)
                     continue
         if ran is not None:
@@ -241,8 +247,8 @@ def parse_unittest_text(text: str, *, legacy_ids: bool = False) -> ParseResult:
         params = header.group("params")
         parent = unittest_id(test, cls, None)
         test_id = unittest_id(test, cls, params) if params is not None else parent
-        if legacy_ids and params is None and cls.endswith("." + test):
-            variants[parent] = f"{cls}:{test}:"
+        if legacy_ids and params is None and (legacy := _legacy_id(test, cls)) is not None:
+            variants[parent] = legacy
         state.header(test_id, parent, params, header.group("tail"))
     state.release_held()
     for proper, legacy in variants.items():
