@@ -30,7 +30,7 @@ TAKEN = "polybench"
 def test_the_distribution_name_is_ours_and_every_install_hint_uses_it() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["name"] == DISTRIBUTION == "polybench-harness" != TAKEN
-    assert project["scripts"] == {"polybench": "polybench.cli.main:app"}
+    assert project["scripts"] == {"polybench": "polybench.cli.main:main"}
     extras = " ".join(project["optional-dependencies"]["dev"])
     assert f"{TAKEN}[" not in extras.replace(f"{DISTRIBUTION}[", "")
     # No message or document tells anyone to install the other project.
@@ -59,7 +59,7 @@ def test_wheel_is_named_polybench_harness_with_the_polybench_command(tmp_path: P
     metadata = Parser().parsestr(zipfile.ZipFile(wheel).read(info).decode())
     assert metadata["Name"] == DISTRIBUTION
     points = zipfile.ZipFile(wheel).read(info.replace("METADATA", "entry_points.txt")).decode()
-    assert "polybench = polybench.cli.main:app" in points
+    assert "polybench = polybench.cli.main:main" in points
     assert {
         name.split("/", 1)[0] for name in names if not name.split("/", 1)[0].endswith(".dist-info")
     } == {"polybench"}

@@ -1,3 +1,3 @@
-from polybench.cli.main import app
+from polybench.cli.main import main
 
-app()
+main()

@@ -143,10 +143,18 @@ def polybench_group(
     configure(VERBOSE if verbose else QUIET if quiet else NORMAL, log_json)
 
 
+def main() -> None:
+    """The ``polybench`` command: the CLI, then the process ends without the interpreter's
+    teardown (see :mod:`polybench.cli.exiting`)."""
+    from polybench.cli.exiting import run_and_leave
+
+    run_and_leave(app)
+
+
 def version_command() -> None:
     """Print the polybench version."""
     typer.echo(__version__)
 
 
 if __name__ == "__main__":
-    app()
+    main()
