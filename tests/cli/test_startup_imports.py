@@ -66,3 +66,17 @@ def test_version_and_a_commands_help_import_no_heavy_library() -> None:
 def test_a_commands_help_does_not_import_rich() -> None:
     """Consoles are made on first use: help is printed by click's plain formatter."""
     assert "rich" not in _modules_after(calling_the_cli("['eval', '--help']"))
+
+
+def test_a_local_evaluation_imports_only_what_every_run_uses() -> None:
+    """The modules ``polybench eval`` imports before its first instance: pydantic (the
+    dataset's models) and tree-sitter's binding (canaries arm test files; its grammars load
+    per language on first use) are needed, Docker, Ray, the LLM clients and YAML (a
+    test-path rules file) only when a run asks for them."""
+    imported = _modules_after(
+        "import polybench.cli.eval_cmd, polybench.cli.progress, polybench.runner.api"
+    )
+    assert "pydantic" in imported
+    unused = (set(HEAVY) - {"pydantic", "tree_sitter"}) | {"yaml"}
+    unused |= {f"tree_sitter_{name}" for name in ("java", "javascript", "python", "typescript")}
+    assert not imported & unused, sorted(imported & unused)

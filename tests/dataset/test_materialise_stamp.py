@@ -3,6 +3,7 @@ without rebuilding (no copy, no commit), and any change of the sources rebuilds.
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,7 @@ def test_unchanged_sources_are_not_rebuilt(tmp_path: Path, monkeypatch: pytest.M
 
     monkeypatch.setattr(materialise, "_git", counting_git)
     assert materialise.materialise_tree(source, destination) == first
-    assert calls == [("rev-parse", "HEAD")]  # one look at HEAD, nothing rebuilt
+    assert calls == []  # HEAD read from its files, nothing rebuilt
 
     (source / "pkg" / "a.py").write_text("A = 2\n")
     calls.clear()
@@ -46,3 +47,62 @@ def test_a_repository_changed_behind_the_stamp_is_rebuilt(tmp_path: Path) -> Non
     assert materialise.materialise_tree(source, destination) == commit
     stamp = (destination / ".git" / materialise.STAMP_FILE).read_text().split()
     assert stamp == [materialise.source_digest(source), commit]
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                   env=materialise._git_env())  # fmt: skip
+
+
+def test_a_repository_whose_head_moved_is_rebuilt(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "a.txt").write_text("a\n")
+    destination = tmp_path / "repo"
+    commit = materialise.materialise_tree(source, destination)
+    (destination / "a.txt").write_text("changed\n")
+    _git(destination, "commit", "-q", "-am", "moved")
+    assert materialise._head_commit(destination) != commit
+    assert materialise.materialise_tree(source, destination) == commit
+    assert materialise._head_commit(destination) == commit
+    assert (destination / "a.txt").read_text() == "a\n"
+
+
+@pytest.mark.parametrize("how", ["packed", "detached"])
+def test_head_is_read_whatever_git_keeps_it_as(tmp_path: Path, how: str) -> None:
+    """A packed branch ref (no loose file) is asked of git; a detached HEAD is read."""
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "a.txt").write_text("a\n")
+    destination = tmp_path / "repo"
+    commit = materialise.materialise_tree(source, destination)
+    if how == "packed":
+        _git(destination, "pack-refs", "--all", "--prune")
+        assert not list((destination / ".git" / "refs" / "heads").iterdir())
+    else:
+        _git(destination, "checkout", "-q", "--detach")
+        assert (destination / ".git" / "HEAD").read_text().strip() == commit
+    assert materialise._head_commit(destination) == commit
+    calls: list[tuple[str, ...]] = []
+    real_git = materialise._git
+
+    def counting_git(repo: Path, *args: str) -> str:
+        calls.append(args)
+        return real_git(repo, *args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(materialise, "_git", counting_git)
+        assert materialise.materialise_tree(source, destination) == commit
+    assert calls == ([("rev-parse", "HEAD")] if how == "packed" else [])
+
+
+def test_a_broken_head_is_rebuilt(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "a.txt").write_text("a\n")
+    destination = tmp_path / "repo"
+    commit = materialise.materialise_tree(source, destination)
+    (destination / ".git" / "HEAD").write_text("ref: refs/heads/nowhere\n")
+    assert materialise._head_commit(destination) is None
+    assert materialise.materialise_tree(source, destination) == commit
+    assert materialise._head_commit(destination) == commit

@@ -9,6 +9,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -54,6 +55,7 @@ def _git(repo: Path, *args: str) -> str:
 
 
 STAMP_FILE = "polybench-source"
+_COMMIT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _STAMP_VERSION = "1"
 
 
@@ -85,11 +87,27 @@ def _stamped_commit(destination: Path, digest: str) -> str | None:
         return None
     if stamp != digest:
         return None
+    head = _head_commit(destination)
+    return commit if head == commit else None
+
+
+def _head_commit(repo: Path) -> str | None:
+    """The commit ``repo``'s HEAD names, read from its files when HEAD is a branch with a
+    loose ref or a detached commit (what :func:`materialise_tree` makes), else from git;
+    None when git cannot tell."""
+    git_dir = repo / ".git"
     try:
-        head = _git(destination, "rev-parse", "HEAD")
+        head = (git_dir / "HEAD").read_text(encoding="ascii").strip()
+        if head.startswith("ref: refs/heads/"):
+            head = (git_dir / head[len("ref: ") :]).read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        head = ""
+    if _COMMIT_ID.fullmatch(head):
+        return head
+    try:
+        return _git(repo, "rev-parse", "HEAD")
     except RuntimeError:
         return None
-    return commit if head == commit else None
 
 
 def materialise_tree(source: Path, destination: Path) -> str:

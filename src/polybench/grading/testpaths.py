@@ -19,8 +19,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
 from polybench.dataset.models import Language
 
 _JS_TEST_DIRS = (
@@ -123,6 +121,8 @@ class TestPathRules:
     @classmethod
     def from_yaml(cls, path: Path) -> TestPathRules:
         """The defaults, with the languages named in the YAML file replaced."""
+        import yaml  # only when a file of rules is given: a run uses the defaults
+
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         if not isinstance(data, dict):
             raise ValueError(f"{path}: expected a mapping of language to a list of globs")
