@@ -30,21 +30,30 @@ class TwoWayPattern:
     """A line pattern compiled twice: for any text, and for ASCII text, where ``\\w``,
     ``\\d`` and white space need no Unicode tables (much faster; the same matches).
     ``{S}`` in the template stands for the class body ``SPACE``, ``{L}`` for
-    ``LINE_SPACE``."""
+    ``LINE_SPACE``. Each form is compiled when first asked for: a run uses the patterns of
+    the parsers its instances name, mostly on ASCII logs."""
 
-    __slots__ = ("ascii", "unicode")
+    __slots__ = ("_ascii", "_flags", "_template", "_unicode")
 
     def __init__(self, template: str, flags: int = 0) -> None:
-        def build(space: str, extra: int) -> re.Pattern[str]:
-            line_space = space.replace(r"\n", "")
-            return re.compile(template.replace("{S}", space).replace("{L}", line_space), extra)
-
-        self.unicode = build(SPACE, flags)
-        self.ascii = build(_ASCII_SPACE, flags | re.ASCII)
+        self._template = template
+        self._flags = flags
+        self._ascii: re.Pattern[str] | None = None
+        self._unicode: re.Pattern[str] | None = None
 
     def of(self, text: str) -> re.Pattern[str]:
         """The pattern to use on ``text`` (``str.isascii`` costs nothing)."""
-        return self.ascii if text.isascii() else self.unicode
+        if text.isascii():
+            if self._ascii is None:
+                self._ascii = self._build(_ASCII_SPACE, self._flags | re.ASCII)
+            return self._ascii
+        if self._unicode is None:
+            self._unicode = self._build(SPACE, self._flags)
+        return self._unicode
+
+    def _build(self, space: str, flags: int) -> re.Pattern[str]:
+        line_space = space.replace(r"\n", "")
+        return re.compile(self._template.replace("{S}", space).replace("{L}", line_space), flags)
 
 
 def strip_ansi(text: str) -> str:
