@@ -24,7 +24,11 @@ asked for, this times:
   tests of one run, one test command at a time) against the sum of the bare commands of
   every instance timed right before or after it, so that the two meet the same load; and
   the same run with ``--prepare-ahead 0`` (each instance prepared only after the last
-  one ended). The three take turns going first, round by round.
+  one ended). The three take turns going first, round by round. Each round's line also
+  shows the time the CLI itself recorded for its test commands (the sandbox entries that
+  ran them): the rest of its time is the harness's own (start-up, the first instance's
+  preparation, the last one's grading, the report), and a round whose tests ran slower
+  or faster than the bare ones next to them shows as such.
 
 Rounds alternate which of the two goes first, so both meet the same machine load. The
 caches (clones, environments, images) are warmed first and not timed. A bare command on
@@ -71,10 +75,18 @@ BASELINES = {
 }
 
 
-def _cli(backend: str, ids: list[str], out: Path, canaries: bool, ahead: int = 1) -> float:
+def _cli(
+    backend: str,
+    ids: list[str],
+    out: Path,
+    canaries: bool,
+    ahead: int = 1,
+    tests: list[float] | None = None,
+) -> float:
     """Wall seconds of one ``polybench eval`` subprocess (it must resolve every instance);
     ``ahead`` is its ``--prepare-ahead`` (1, the default: the next instance is prepared
-    while the tests of one run)."""
+    while the tests of one run). ``tests`` gets the seconds the run itself recorded for
+    its test commands (the sandbox entries that ran them), summed over the instances."""
     argv = [
         sys.executable, "-m", "polybench", "eval", "--dataset", "mini", "--predictions",
         "gold", "--instance-ids", ",".join(ids), "--workers", "1", "--backend", backend,
@@ -93,6 +105,11 @@ def _cli(backend: str, ids: list[str], out: Path, canaries: bool, ahead: int = 1
     report = json.loads((out / run_id / "report.json").read_text(encoding="utf-8"))
     if report["resolved_instances"] != len(ids):
         raise SystemExit(f"polybench eval did not resolve every one of {ids}: {report}")
+    if tests is not None:
+        results = (out / run_id / "instances").glob("*/result.json")
+        tests.append(
+            sum(json.loads(r.read_text(encoding="utf-8"))["timings"]["tests"] for r in results)
+        )
     return seconds
 
 
@@ -166,6 +183,7 @@ def measure(
     whole_bare: list[float] = []
     whole_cli: list[float] = []
     whole_alone: list[float] = []
+    whole_tests: list[float] = []
     for round_ in range(repeat):
         for instance in instances:
             bare, cli = _rotated(
@@ -188,7 +206,7 @@ def measure(
         bare_sum, run_cli, run_alone = _rotated(
             [
                 lambda: sum(bare_seconds(backend, i, scratch / "sbx") for i in instances),
-                lambda: _cli(backend, ids, scratch / "runs", False),
+                lambda: _cli(backend, ids, scratch / "runs", False, tests=whole_tests),
                 lambda: _cli(backend, ids, scratch / "runs", False, ahead=0),
             ],
             round_,
@@ -197,8 +215,8 @@ def measure(
         whole_cli.append(run_cli)
         whole_alone.append(run_alone)
         print(
-            f"[{backend}] whole run: bare sum {bare_sum:.2f}s, CLI {run_cli:.2f}s, "
-            f"CLI --prepare-ahead 0 {run_alone:.2f}s",
+            f"[{backend}] whole run: bare sum {bare_sum:.2f}s, CLI {run_cli:.2f}s "
+            f"(its test commands {whole_tests[-1]:.2f}s), CLI --prepare-ahead 0 {run_alone:.2f}s",
             file=sys.stderr,
         )
     lines = [
@@ -216,6 +234,17 @@ def measure(
     lines += [
         _row(f"**whole run ({len(ids)} instances, one `polybench eval`)**", whole_bare, whole_cli),
         _row("whole run, `--prepare-ahead 0` (one instance at a time)", whole_bare, whole_alone),
+        "",
+        "whole run, round by round (bare sum; CLI; the CLI's test commands as it timed them; "
+        "the rest of the CLI's time):",
+        "",
+        *(
+            f"- round {n}: bare {bare:.2f} s; CLI {cli:.2f} s ({cli / bare:.2f}x); "
+            f"its tests {tests:.2f} s; the rest {cli - tests:.2f} s"
+            for n, (bare, cli, tests) in enumerate(
+                zip(whole_bare, whole_cli, whole_tests, strict=True), start=1
+            )
+        ),
         "",
         f"per-instance CLI ratio: median {statistics.median(ratios):.2f}x "
         f"(min {min(ratios):.2f}x, max {max(ratios):.2f}x); whole run {whole:.2f}x; "
