@@ -11,13 +11,8 @@ import pytest
 from polybench.dataset import materialise
 
 
-def test_unchanged_sources_are_not_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    source = tmp_path / "src"
-    (source / "pkg").mkdir(parents=True)
-    (source / "pkg" / "a.py").write_text("A = 1\n")
-    destination = tmp_path / "repo"
-    first = materialise.materialise_tree(source, destination)
-
+def _counting_git(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
+    """The git calls materialise makes from now on (each call's arguments)."""
     calls: list[tuple[str, ...]] = []
     real_git = materialise._git
 
@@ -26,6 +21,17 @@ def test_unchanged_sources_are_not_rebuilt(tmp_path: Path, monkeypatch: pytest.M
         return real_git(repo, *args)
 
     monkeypatch.setattr(materialise, "_git", counting_git)
+    return calls
+
+
+def test_unchanged_sources_are_not_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = tmp_path / "src"
+    (source / "pkg").mkdir(parents=True)
+    (source / "pkg" / "a.py").write_text("A = 1\n")
+    destination = tmp_path / "repo"
+    first = materialise.materialise_tree(source, destination)
+
+    calls = _counting_git(monkeypatch)
     assert materialise.materialise_tree(source, destination) == first
     assert calls == []  # HEAD read from its files, nothing rebuilt
 
@@ -37,12 +43,17 @@ def test_unchanged_sources_are_not_rebuilt(tmp_path: Path, monkeypatch: pytest.M
     assert materialise.materialise_tree(source, destination) == second
 
 
-def test_a_repository_changed_behind_the_stamp_is_rebuilt(tmp_path: Path) -> None:
+def _one_file_repository(tmp_path: Path) -> tuple[Path, Path, str]:
+    """A source folder holding ``a.txt``, the repository made of it, and its commit."""
     source = tmp_path / "src"
     source.mkdir()
     (source / "a.txt").write_text("a\n")
     destination = tmp_path / "repo"
-    commit = materialise.materialise_tree(source, destination)
+    return source, destination, materialise.materialise_tree(source, destination)
+
+
+def test_a_repository_changed_behind_the_stamp_is_rebuilt(tmp_path: Path) -> None:
+    source, destination, commit = _one_file_repository(tmp_path)
     (destination / ".git" / materialise.STAMP_FILE).write_text(f"{'0' * 64} {commit}\n")
     assert materialise.materialise_tree(source, destination) == commit
     stamp = (destination / ".git" / materialise.STAMP_FILE).read_text().split()
@@ -55,11 +66,7 @@ def _git(repo: Path, *args: str) -> None:
 
 
 def test_a_repository_whose_head_moved_is_rebuilt(tmp_path: Path) -> None:
-    source = tmp_path / "src"
-    source.mkdir()
-    (source / "a.txt").write_text("a\n")
-    destination = tmp_path / "repo"
-    commit = materialise.materialise_tree(source, destination)
+    source, destination, commit = _one_file_repository(tmp_path)
     (destination / "a.txt").write_text("changed\n")
     _git(destination, "commit", "-q", "-am", "moved")
     assert materialise._head_commit(destination) != commit
@@ -69,13 +76,11 @@ def test_a_repository_whose_head_moved_is_rebuilt(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("how", ["packed", "detached"])
-def test_head_is_read_whatever_git_keeps_it_as(tmp_path: Path, how: str) -> None:
+def test_head_is_read_whatever_git_keeps_it_as(
+    tmp_path: Path, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A packed branch ref (no loose file) is asked of git; a detached HEAD is read."""
-    source = tmp_path / "src"
-    source.mkdir()
-    (source / "a.txt").write_text("a\n")
-    destination = tmp_path / "repo"
-    commit = materialise.materialise_tree(source, destination)
+    source, destination, commit = _one_file_repository(tmp_path)
     if how == "packed":
         _git(destination, "pack-refs", "--all", "--prune")
         assert not list((destination / ".git" / "refs" / "heads").iterdir())
@@ -83,25 +88,13 @@ def test_head_is_read_whatever_git_keeps_it_as(tmp_path: Path, how: str) -> None
         _git(destination, "checkout", "-q", "--detach")
         assert (destination / ".git" / "HEAD").read_text().strip() == commit
     assert materialise._head_commit(destination) == commit
-    calls: list[tuple[str, ...]] = []
-    real_git = materialise._git
-
-    def counting_git(repo: Path, *args: str) -> str:
-        calls.append(args)
-        return real_git(repo, *args)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(materialise, "_git", counting_git)
-        assert materialise.materialise_tree(source, destination) == commit
+    calls = _counting_git(monkeypatch)
+    assert materialise.materialise_tree(source, destination) == commit
     assert calls == ([("rev-parse", "HEAD")] if how == "packed" else [])
 
 
 def test_a_broken_head_is_rebuilt(tmp_path: Path) -> None:
-    source = tmp_path / "src"
-    source.mkdir()
-    (source / "a.txt").write_text("a\n")
-    destination = tmp_path / "repo"
-    commit = materialise.materialise_tree(source, destination)
+    source, destination, commit = _one_file_repository(tmp_path)
     (destination / ".git" / "HEAD").write_text("ref: refs/heads/nowhere\n")
     assert materialise._head_commit(destination) is None
     assert materialise.materialise_tree(source, destination) == commit

@@ -141,13 +141,10 @@ def materialise_tree(source: Path, destination: Path) -> str:
     commit = _git(staging, "rev-parse", "HEAD")
     (staging / ".git" / STAMP_FILE).write_text(f"{digest} {commit}\n")
     if destination.exists():
-        try:
-            if _git(destination, "rev-parse", "HEAD") == commit:
-                shutil.rmtree(staging)
-                (destination / ".git" / STAMP_FILE).write_text(f"{digest} {commit}\n")
-                return commit
-        except RuntimeError:
-            pass
+        if _head_commit(destination) == commit:
+            shutil.rmtree(staging)
+            (destination / ".git" / STAMP_FILE).write_text(f"{digest} {commit}\n")
+            return commit
         shutil.rmtree(destination)
     staging.rename(destination)
     return commit
